@@ -1,0 +1,34 @@
+"""One exception root; every failure carries a categorical ``reason``.
+
+    ArticleRuntimeError
+    ├── InputError            the HTML itself cannot be used (empty, too large, too deep, binary)
+    └── ContractError         a contract file (schema, prompt) is missing or malformed
+
+Reason codes travel verbatim into CLI output, compensation events, traces and web views,
+so people and code share one vocabulary.
+"""
+
+from __future__ import annotations
+
+
+class ArticleRuntimeError(Exception):
+    """Root of every error this package raises on purpose."""
+
+    reason: str = "error"
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        self.reason = reason
+        self.detail = detail
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+
+
+class InputError(ArticleRuntimeError):
+    """The article's HTML cannot be turned into candidates.
+
+    Reasons: ``empty_html``, ``html_too_large``, ``html_too_deep``, ``not_html``,
+    ``no_text_blocks``, ``unreadable_input``.
+    """
+
+
+class ContractError(ArticleRuntimeError):
+    """A schema or prompt file the runtime depends on is missing or malformed."""

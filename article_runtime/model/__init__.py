@@ -1,0 +1,49 @@
+"""Typed data that crosses module boundaries. Mirrors the JSON Schemas in ``schemas/json``."""
+
+from article_runtime.model.article import (
+    AssembledArticle,
+    Hashes,
+    HarnessReport,
+    RepairDecision,
+    RepairLog,
+    StepOutcome,
+)
+from article_runtime.model.candidates import (
+    Block,
+    BlockType,
+    CandidateSet,
+    Decisions,
+    ImageCandidate,
+    LinkCandidate,
+    MetadataCandidate,
+    MetadataCandidates,
+)
+from article_runtime.model.proposal import (
+    REMOVAL_REASONS,
+    REPAIR_CATEGORIES,
+    HygieneProposal,
+    RemovedBlockReason,
+    Repair,
+)
+
+__all__ = [
+    "REMOVAL_REASONS",
+    "REPAIR_CATEGORIES",
+    "AssembledArticle",
+    "Block",
+    "BlockType",
+    "CandidateSet",
+    "Decisions",
+    "HarnessReport",
+    "Hashes",
+    "HygieneProposal",
+    "ImageCandidate",
+    "LinkCandidate",
+    "MetadataCandidate",
+    "MetadataCandidates",
+    "RemovedBlockReason",
+    "Repair",
+    "RepairDecision",
+    "RepairLog",
+    "StepOutcome",
+]

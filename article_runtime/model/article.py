@@ -1,0 +1,65 @@
+"""What the harness hands back: the assembled article plus the record of every decision."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+Path = Literal["primary", "fallback", "deterministic"]
+Outcome = Literal["passed", "failed", "skipped"]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class StepOutcome(_Frozen):
+    """One of the ten validations of spec 8.1, in order."""
+
+    step: int
+    name: str
+    outcome: Outcome
+    reason: str | None = None
+    detail: str | None = None
+
+
+class RepairDecision(_Frozen):
+    target_id: str
+    original: str
+    replacement: str
+    category: str
+    decision: Literal["applied", "rejected"]
+    reason: str
+
+
+class RepairLog(_Frozen):
+    applied: list[RepairDecision] = []
+    rejected: list[RepairDecision] = []
+
+
+class HarnessReport(_Frozen):
+    valid: bool
+    reason: str | None = None
+    steps: list[StepOutcome]
+
+
+class Hashes(_Frozen):
+    markdown: str
+    source_html: str
+    candidate_set: str
+
+
+class AssembledArticle(_Frozen):
+    source: str
+    title: str
+    subtitle: str | None
+    author: str | None
+    published_at: str | None
+    source_url: str | None
+    language: str | None
+    markdown: str
+    path: Path
+    repairs: RepairLog
+    hashes: Hashes
+    harness: HarnessReport

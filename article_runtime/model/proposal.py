@@ -1,0 +1,68 @@
+"""The hygiene proposal: the model's structured answer (spec 6.4, 7.2, 7.3).
+
+IDs and tiny repairs only. No field can hold Markdown or body text.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+RepairCategory = Literal[
+    "encoding", "unicode", "spacing", "punctuation_corruption", "obvious_typo"
+]
+REPAIR_CATEGORIES: tuple[str, ...] = (
+    "encoding",
+    "unicode",
+    "spacing",
+    "punctuation_corruption",
+    "obvious_typo",
+)
+
+RemovalReason = Literal[
+    "advertising",
+    "recommendation",
+    "navigation",
+    "newsletter",
+    "player_interface",
+    "duplicate",
+    "non_editorial",
+]
+REMOVAL_REASONS: tuple[str, ...] = (
+    "advertising",
+    "recommendation",
+    "navigation",
+    "newsletter",
+    "player_interface",
+    "duplicate",
+    "non_editorial",
+)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Repair(_Strict):
+    target_id: str
+    original: str = Field(min_length=1)
+    replacement: str
+    category: RepairCategory
+    justification: str
+
+
+class RemovedBlockReason(_Strict):
+    block_id: str
+    reason: RemovalReason
+
+
+class HygieneProposal(_Strict):
+    title_candidate_id: str
+    subtitle_candidate_id: str | None
+    author_candidate_id: str | None
+    kept_block_ids: list[str]
+    kept_link_ids: list[str]
+    kept_image_ids: list[str]
+    repairs: list[Repair]
+    removed_block_reasons: list[RemovedBlockReason] | None = None
