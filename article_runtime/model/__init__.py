@@ -2,8 +2,8 @@
 
 from article_runtime.model.article import (
     AssembledArticle,
-    Hashes,
     HarnessReport,
+    Hashes,
     RepairDecision,
     RepairLog,
     StepOutcome,
@@ -13,6 +13,7 @@ from article_runtime.model.candidates import (
     BlockType,
     CandidateSet,
     Decisions,
+    FeedMetadata,
     ImageCandidate,
     LinkCandidate,
     MetadataCandidate,
@@ -34,6 +35,7 @@ __all__ = [
     "BlockType",
     "CandidateSet",
     "Decisions",
+    "FeedMetadata",
     "HarnessReport",
     "Hashes",
     "HygieneProposal",

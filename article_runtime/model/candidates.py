@@ -12,9 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 CANDIDATE_SET_VERSION = "1.0.0"
 
-BlockType = Literal[
-    "heading", "paragraph", "list_item", "quote", "code", "table", "figure_caption"
-]
+BlockType = Literal["heading", "paragraph", "list_item", "quote", "code", "table", "figure_caption"]
 
 
 class _Frozen(BaseModel):
@@ -73,6 +71,16 @@ class Decisions(_Frozen):
     published_at_source: str | None = None
     source_url: str | None = Field(default=None, description="Absolute URL.")
     source_url_source: str | None = None
+
+
+class FeedMetadata(_Frozen):
+    """What ingestion may know from the feed item; each field is one more candidate."""
+
+    title: str | None = None
+    subtitle: str | None = None
+    author: str | None = None
+    published_at: str | None = None
+    url: str | None = None
 
 
 class CandidateSet(_Frozen):

@@ -9,9 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-RepairCategory = Literal[
-    "encoding", "unicode", "spacing", "punctuation_corruption", "obvious_typo"
-]
+RepairCategory = Literal["encoding", "unicode", "spacing", "punctuation_corruption", "obvious_typo"]
 REPAIR_CATEGORIES: tuple[str, ...] = (
     "encoding",
     "unicode",

@@ -46,8 +46,6 @@ def _kind(status: int) -> TokenKind:
     return "ideo"
 
 
-
-
 def _py_offsets(text: str) -> list[int]:
     """Map each UTF-16 offset of ``text`` to its Python index (index = UTF-16 offset)."""
     table: list[int] = []
