@@ -2,7 +2,8 @@
 
     ArticleRuntimeError
     ├── InputError            the HTML itself cannot be used (empty, too large, too deep, binary)
-    └── ContractError         a contract file (schema, prompt) is missing or malformed
+    ├── ContractError         a contract file (schema, prompt) is missing or malformed
+    └── NoValidProposal       every proposal failed the harness, the deterministic one too
 
 Reason codes travel verbatim into CLI output, compensation events, traces and web views,
 so people and code share one vocabulary.
@@ -32,3 +33,11 @@ class InputError(ArticleRuntimeError):
 
 class ContractError(ArticleRuntimeError):
     """A schema or prompt file the runtime depends on is missing or malformed."""
+
+
+class NoValidProposal(ArticleRuntimeError):
+    """Even the deterministic proposal failed the harness: a terminal failure.
+
+    The reason is the harness's categorical reason for the last attempt
+    (e.g. ``content_too_short``).
+    """

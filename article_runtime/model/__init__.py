@@ -2,6 +2,7 @@
 
 from article_runtime.model.article import (
     AssembledArticle,
+    Attempt,
     HarnessReport,
     Hashes,
     RepairDecision,
@@ -31,6 +32,7 @@ __all__ = [
     "REMOVAL_REASONS",
     "REPAIR_CATEGORIES",
     "AssembledArticle",
+    "Attempt",
     "Block",
     "BlockType",
     "CandidateSet",

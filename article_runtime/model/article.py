@@ -50,6 +50,14 @@ class Hashes(_Frozen):
     candidate_set: str
 
 
+class Attempt(_Frozen):
+    """One proposal the harness judged for this article, in the order they were tried."""
+
+    path: Path
+    valid: bool
+    reason: str | None = None
+
+
 class AssembledArticle(_Frozen):
     source: str
     title: str
@@ -63,3 +71,4 @@ class AssembledArticle(_Frozen):
     repairs: RepairLog
     hashes: Hashes
     harness: HarnessReport
+    attempts: list[Attempt] = []

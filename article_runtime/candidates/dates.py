@@ -1,0 +1,76 @@
+"""Publication dates: parse what pages declare into ISO 8601, without inventing precision.
+
+A zone stays when the page gives one; a date-only value stays ``YYYY-MM-DD``. A string that
+lacks a year, month or day is refused rather than completed from today's date.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+import htmldate
+from dateutil import parser as dateutil_parser  # type: ignore[import-untyped]
+
+__all__ = ["date_from_html", "normalize_date"]
+
+_MAX_LEN = 64  # a date string longer than this is prose, not a date
+_MIN_YEAR = 1900
+_MAX_YEAR = 2100
+
+# Two distinct defaults: a component that differs between both parses was absent from the text.
+_DEFAULT_A = datetime(1904, 1, 1, 0, 0, 0, 0)
+_DEFAULT_B = datetime(1908, 2, 2, 1, 1, 1, 1)
+
+
+def normalize_date(value: str) -> str | None:
+    """ISO 8601 for a declared date, or None when it is not a complete calendar date."""
+    value = value.strip()
+    if not value or len(value) > _MAX_LEN:
+        return None
+    try:
+        day = date.fromisoformat(value)  # date only: no time was given, none is added
+        return _checked(day.isoformat(), day.year)
+    except ValueError:
+        pass
+    try:
+        moment = datetime.fromisoformat(value)
+        return _checked(moment.isoformat(), moment.year)
+    except ValueError:
+        pass
+    return _loose(value)
+
+
+def _loose(value: str) -> str | None:
+    """RFC 2822, "September 4, 2025" and kin, via dateutil's own tables (none of ours)."""
+    try:
+        first = dateutil_parser.parse(value, default=_DEFAULT_A)
+        second = dateutil_parser.parse(value, default=_DEFAULT_B)
+        dayfirst = dateutil_parser.parse(value, default=_DEFAULT_A, dayfirst=True)
+    except (ValueError, OverflowError, TypeError):
+        return None
+    if (first.year, first.month, first.day) != (second.year, second.month, second.day):
+        return None  # a component is missing
+    if first != dayfirst:
+        return None  # 04/09/2025: April or September depends on the reader's locale
+    if (first.hour, first.minute) != (second.hour, second.minute):
+        return _checked(first.date().isoformat(), first.year)
+    return _checked(first.isoformat(), first.year)
+
+
+def _checked(iso: str, year: int) -> str | None:
+    return iso if _MIN_YEAR <= year <= _MAX_YEAR else None
+
+
+def date_from_html(html: str, url: str | None) -> str | None:
+    """htmldate's quick search (URL, meta and visible date markup), as a last resort.
+
+    ``extensive_search`` stays off: on WCXB it found 30 more true dates but also 68 dates on
+    pages that have none, and its p95 cost rose from 33 to 147 ms.
+    """
+    if not html.strip():
+        return None
+    try:
+        found = htmldate.find_date(html, extensive_search=False, original_date=True, url=url)
+    except Exception:  # a heuristic library's failure must not cost the article its metadata
+        return None
+    return normalize_date(found) if isinstance(found, str) else None

@@ -1,0 +1,103 @@
+"""The article's language: what the page declares, checked against what its text says.
+
+Templates often declare ``en`` on every page whatever the text, so a confident detector that
+disagrees wins; a hesitant one defers to the declaration.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+
+from py3langid.langid import MODEL_FILE, LanguageIdentifier
+from selectolax.lexbor import LexborHTMLParser
+
+from article_runtime.text.segments import normalize_space
+
+__all__ = ["CONFIDENT", "MAX_SAMPLE_CHARS", "MIN_SAMPLE_LETTERS", "decide_language"]
+
+MAX_SAMPLE_CHARS = 3000  # enough for a stable guess; the detector's cost grows with length
+MIN_SAMPLE_LETTERS = 20  # fewer letters than this say little (a headline, a caption)
+CONFIDENT = 0.9  # normalized probability above which the detector may overrule the page
+
+
+@functools.cache
+def _identifier() -> LanguageIdentifier:
+    """Loading the model is slow (measured below): once per process, on first use.
+
+    py3langid 0.4 renamed ``from_pickled_model`` to ``from_model_file``; a relative path is
+    resolved inside the wheel, so it works offline.
+    """
+    return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+
+
+def decide_language(
+    tree: LexborHTMLParser, text_sample: str
+) -> tuple[str | None, str | None, str | None]:
+    """Return ``(language, declared, detected)`` as lower-case ISO 639 primary subtags."""
+    declared = declared_language(tree)
+    detected, probability = detect_language(text_sample)
+    if detected is not None and probability >= CONFIDENT:
+        return detected, declared, detected
+    return declared or detected, declared, detected
+
+
+def detect_language(text_sample: str) -> tuple[str | None, float]:
+    """py3langid's guess and its normalized probability; ``(None, 0.0)`` on too little text."""
+    sample = normalize_space(text_sample[: MAX_SAMPLE_CHARS * 2])[:MAX_SAMPLE_CHARS]
+    if sum(ch.isalpha() for ch in sample) < MIN_SAMPLE_LETTERS:
+        return None, 0.0
+    code, probability = _identifier().classify(sample)
+    return str(code), float(probability)
+
+
+def declared_language(tree: LexborHTMLParser) -> str | None:
+    """``<html lang>``, then ``content-language``, ``og:locale``, JSON-LD ``inLanguage``."""
+    for value in _declarations(tree):
+        code = primary_subtag(value)
+        if code is not None:
+            return code
+    return None
+
+
+def primary_subtag(tag: str) -> str | None:
+    """``pt-BR`` and ``pt_BR`` -> ``pt``; None unless the first subtag is 2-3 ASCII letters."""
+    head = tag.strip().replace("_", "-").split("-", 1)[0].split(",", 1)[0].strip().lower()
+    if 2 <= len(head) <= 3 and head.isascii() and head.isalpha():
+        return head
+    return None
+
+
+def _declarations(tree: LexborHTMLParser) -> list[str]:
+    found: list[str] = []
+    html = tree.css_first("html")
+    if html is not None:
+        found.append(html.attributes.get("lang") or html.attributes.get("xml:lang") or "")
+    for node in tree.css("meta[content]"):
+        attrs = node.attributes
+        key = (attrs.get("http-equiv") or attrs.get("name") or attrs.get("property") or "").lower()
+        if key in ("content-language", "language", "og:locale"):
+            found.append(attrs.get("content") or "")
+    found.extend(_jsonld_languages(tree))
+    return found
+
+
+def _jsonld_languages(tree: LexborHTMLParser) -> list[str]:
+    found: list[str] = []
+    for script in tree.css("script"):
+        if (script.attributes.get("type") or "").strip().lower() != "application/ld+json":
+            continue
+        try:
+            data = json.loads(script.text(deep=True), strict=False)
+        except (ValueError, RecursionError):
+            continue
+        items = data if isinstance(data, list) else [data]
+        for item in items:
+            if not isinstance(item, dict):
+                continue
+            graph = item.get("@graph")
+            for obj in [item, *(graph if isinstance(graph, list) else [])]:
+                value = obj.get("inLanguage") if isinstance(obj, dict) else None
+                if isinstance(value, str):
+                    found.append(value)
+    return found

@@ -1,0 +1,422 @@
+"""Segment a parsed page into the universe of text blocks, links and common images.
+
+One iterative walk over the lexbor tree (no recursion, depth capped). Every piece of visible
+text lands in exactly one block, including text sitting directly in a ``div``, separated by
+``<br>`` or laid out in table cells: a block the walk loses can never be selected later.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from article_runtime.candidates.depth import MAX_DEPTH
+from article_runtime.candidates.images import image_url
+from article_runtime.candidates.textbuf import Span, TextBuffer
+from article_runtime.candidates.urls import absolute_url, document_base
+from article_runtime.errors import InputError
+from article_runtime.model.candidates import BlockType
+
+_SKIP = frozenset(
+    [
+        "script",
+        "style",
+        "noscript",
+        "template",
+        "svg",
+        "math",
+        "head",
+        "iframe",
+        "object",
+        "embed",
+        "canvas",
+        "video",
+        "audio",
+        "input",
+        "select",
+        "textarea",
+        "button",
+        "option",
+        "optgroup",
+        "datalist",
+        "meter",
+        "progress",
+        "map",
+    ]
+)
+_HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+_BLOCK = frozenset(
+    [
+        "address",
+        "article",
+        "aside",
+        "blockquote",
+        "body",
+        "center",
+        "dd",
+        "details",
+        "dialog",
+        "dir",
+        "div",
+        "dl",
+        "dt",
+        "fieldset",
+        "figcaption",
+        "figure",
+        "footer",
+        "form",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "header",
+        "hgroup",
+        "hr",
+        "html",
+        "li",
+        "main",
+        "menu",
+        "nav",
+        "ol",
+        "p",
+        "section",
+        "summary",
+        "table",
+        "tbody",
+        "thead",
+        "tfoot",
+        "tr",
+        "td",
+        "th",
+        "caption",
+        "ul",
+        "legend",
+    ]
+)
+# Block elements whose own text is one unit; never a container of other blocks.
+_NOT_CONTAINER = frozenset(
+    [
+        "p",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "li",
+        "dt",
+        "dd",
+        "figcaption",
+        "hr",
+        "tr",
+        "tbody",
+        "thead",
+        "tfoot",
+        "caption",
+        "ul",
+        "ol",
+        "dl",
+        "menu",
+        "summary",
+        "legend",
+    ]
+)
+_FLOW = frozenset(
+    [
+        "p",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "li",
+        "dt",
+        "dd",
+        "figcaption",
+        "summary",
+        "caption",
+        "legend",
+    ]
+)
+_LISTS = frozenset({"ul", "ol", "menu"})
+_BOILER_TAGS = frozenset({"nav", "aside", "menu"})
+_BOILER_ROLES = frozenset({"navigation", "contentinfo", "banner", "search", "menu", "menubar"})
+_SECTIONING = frozenset({"article", "main", "section"})
+_NESTED_IN_TABLE = "table, div, p, ul, ol, h1, h2, h3, h4, h5, h6, blockquote, section, article"
+
+
+@dataclass(slots=True)
+class RawBlock:
+    """A block before pruning and final numbering; extra fields feed the heuristics."""
+
+    index: int
+    type: BlockType
+    text: str
+    container: int
+    boiler: bool
+    level: int | None = None
+    list_key: int | None = None
+    ordered: bool | None = None
+    rows: list[list[str]] | None = None
+    section: int | None = None
+    link_chars: int = 0
+    extractors: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class RawLink:
+    text: str
+    href: str
+    block: int
+    start: int
+
+
+@dataclass(frozen=True, slots=True)
+class RawImage:
+    src: str
+    alt: str
+    caption: str
+    after: int | None
+
+
+@dataclass(slots=True)
+class Segmentation:
+    blocks: list[RawBlock]
+    links: list[RawLink]
+    images: list[RawImage]
+    container_parent: dict[int, int | None]
+
+
+@dataclass(slots=True)
+class _Frame:
+    """The context an open block-level element gives to the text inside it."""
+
+    kind: BlockType
+    container: int
+    boiler: bool
+    flow: bool
+    level: int | None = None
+    list_key: int | None = None
+    ordered: bool | None = None
+    caption: str = ""
+    sectioning: bool = False
+
+
+def _hidden(attrs: dict[str, Any], depth: int) -> bool:
+    """Hidden from readers. ``hidden`` on a child of ``<body>`` is not trusted: streaming
+    server renderers park the real content there until a script reveals it."""
+    if "hidden" in attrs and depth != 1:
+        return True
+    if (attrs.get("aria-hidden") or "").strip().lower() == "true":
+        return True
+    style = attrs.get("style")
+    if style:
+        compact = "".join(style.lower().split())
+        return "display:none" in compact or "visibility:hidden" in compact
+    return False
+
+
+def _data_table(node: LexborNode) -> list[list[str]] | None:
+    """Rows of cell texts when the table holds data; None for a layout table."""
+    own = node.mem_id
+    if any(inner.mem_id != own for inner in node.css(_NESTED_IN_TABLE)):
+        return None
+    rows: list[list[str]] = []
+    for row in node.css("tr"):
+        cells = [" ".join(cell.text(deep=True).split()) for cell in row.css("td, th")]
+        if any(cells):
+            rows.append(cells)
+    return rows
+
+
+class _Walker:
+    def __init__(self, base: str | None) -> None:
+        self.base = base
+        self.buf = TextBuffer()
+        self.blocks: list[RawBlock] = []
+        self.links: list[RawLink] = []
+        self.images: list[RawImage] = []
+        self.container_parent: dict[int, int | None] = {}
+        self.next_container = 0
+        self.next_list = 0
+        self.headings: list[tuple[int, int]] = []  # (level, block index) of open sections
+
+    def _new_container(self, parent: int | None) -> int:
+        self.next_container += 1
+        self.container_parent[self.next_container] = parent
+        return self.next_container
+
+    def _section_for(self, level: int | None) -> int | None:
+        if level is None:
+            return self.headings[-1][1] if self.headings else None
+        while self.headings and self.headings[-1][0] >= level:
+            self.headings.pop()
+        return self.headings[-1][1] if self.headings else None
+
+    def emit(
+        self,
+        frame: _Frame,
+        kind: BlockType,
+        text: str,
+        rows: list[list[str]] | None = None,
+        spans: list[Span] | None = None,
+    ) -> None:
+        index = len(self.blocks)
+        level = frame.level if kind == "heading" else None
+        block = RawBlock(
+            index=index,
+            type=kind,
+            text=text,
+            container=frame.container,
+            boiler=frame.boiler,
+            level=level,
+            rows=rows,
+            section=self._section_for(level),
+        )
+        if kind == "list_item":
+            block.list_key, block.ordered = frame.list_key, frame.ordered
+        if level is not None:
+            self.headings.append((level, index))
+        for span in spans or ():
+            self.links.append(RawLink(text[span.start : span.end], span.href, index, span.start))
+            block.link_chars += span.end - span.start
+        self.blocks.append(block)
+
+    def flush(self, frame: _Frame) -> None:
+        text, spans = self.buf.take()
+        if text:
+            self.emit(frame, frame.kind, text, spans=spans)
+
+    def image(self, frame: _Frame, attrs: dict[str, Any]) -> None:
+        if frame.boiler:
+            return
+        src = image_url(attrs, self.base)
+        if src is None:
+            return
+        after = len(self.blocks) if self.buf.length else len(self.blocks) - 1
+        alt = " ".join((attrs.get("alt") or "").split())
+        self.images.append(RawImage(src, alt, frame.caption, after if after >= 0 else None))
+
+    def child_frame(self, node: LexborNode, tag: str, attrs: dict[str, Any], up: _Frame) -> _Frame:
+        frame = _Frame(
+            up.kind,
+            up.container,
+            up.boiler,
+            tag in _FLOW,
+            up.level,
+            up.list_key,
+            up.ordered,
+            up.caption,
+            up.sectioning or tag in _SECTIONING,
+        )
+        role = (attrs.get("role") or "").strip().lower()
+        if (
+            tag in _BOILER_TAGS
+            or role in _BOILER_ROLES
+            or (tag in {"header", "footer"} and not up.sectioning)
+        ):
+            frame.boiler = True
+        if tag not in _NOT_CONTAINER:
+            frame.container = self._new_container(up.container)
+        if tag in _HEADINGS:
+            frame.kind, frame.level = "heading", _HEADINGS[tag]
+        elif tag == "li":
+            frame.kind = "list_item"
+            if up.kind != "list_item" or up.list_key is None:
+                self.next_list += 1
+                frame.list_key, frame.ordered = self.next_list, False
+        elif tag in _LISTS:
+            self.next_list += 1
+            frame.list_key, frame.ordered = self.next_list, tag == "ol"
+            frame.kind = "list_item"
+        elif tag == "blockquote":
+            frame.kind = "quote"
+        elif tag == "figcaption":
+            frame.kind = "figure_caption"
+        elif tag == "figure":
+            caption = node.css_first("figcaption")
+            frame.caption = " ".join(caption.text(deep=True).split()) if caption else ""
+        return frame
+
+    def walk(self, root: LexborNode) -> None:
+        body = _Frame("paragraph", self._new_container(None), False, False)
+        frames = [body]
+        stack: list[tuple[LexborNode, int, bool]] = [(root, 0, False)]
+        while stack:
+            node, depth, leaving = stack.pop()
+            tag = node.tag
+            if leaving:
+                if tag == "a":
+                    self.buf.close_link()
+                else:
+                    self.flush(frames.pop())
+                continue
+            if tag == "-text":
+                self.buf.add(node.text_content or "")
+                continue
+            if tag is None or tag.startswith("-") or tag in _SKIP:
+                continue
+            if depth > MAX_DEPTH:
+                raise InputError("html_too_deep", f"element nested {depth} levels deep")
+            attrs = node.attributes
+            if _hidden(attrs, depth):
+                continue
+            frame = frames[-1]
+            if tag == "br":
+                if frame.flow:
+                    self.buf.space()
+                else:
+                    self.flush(frame)
+                continue
+            if tag == "img":
+                self.image(frame, attrs)
+                continue
+            if tag == "pre" or (tag == "table" and not frame.boiler):
+                rows = _data_table(node) if tag == "table" else None
+                if tag == "pre" or rows is not None:
+                    self.flush(frame)
+                    if tag == "pre":
+                        text = (node.text(deep=True) or "").strip()
+                        if text:
+                            self.emit(frame, "code", text)
+                    elif rows:
+                        text = " ".join(" ".join(c for c in row if c) for row in rows)
+                        self.emit(frame, "table", " ".join(text.split()), rows=rows)
+                    continue
+            block = tag in _BLOCK or "-" in tag
+            if block:
+                self.flush(frame)
+                frames.append(self.child_frame(node, tag, attrs, frame))
+                stack.append((node, depth, True))
+            elif tag == "a":
+                href = absolute_url(attrs.get("href"), self.base)
+                if href is not None:
+                    self.buf.open_link(href)
+                    stack.append((node, depth, True))
+            children: list[LexborNode] = []
+            child = node.child
+            while child is not None:
+                children.append(child)
+                child = child.next
+            stack.extend((c, depth + 1, False) for c in reversed(children))
+        self.flush(body)
+
+
+def segment(tree: LexborHTMLParser, page_url: str | None) -> Segmentation:
+    """Every visible text block of the page, with links and common images, in document order.
+
+    Raises:
+        InputError: ``html_too_deep`` when elements nest beyond ``MAX_DEPTH``.
+    """
+    base_node = tree.css_first("base[href]")
+    base = document_base(base_node.attributes.get("href") if base_node else None, page_url)
+    walker = _Walker(base)
+    root = tree.body or tree.root
+    if root is not None:
+        walker.walk(root)
+    return Segmentation(walker.blocks, walker.links, walker.images, walker.container_parent)

@@ -1,0 +1,1 @@
+"""The hygiene harness: validation, repairs, assembly, grounding (spec 8)."""

@@ -1,0 +1,112 @@
+"""Runs the ten steps over one proposal and, when it holds, builds the assembled article."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from article_runtime.harness.repairs import ReviewedRepair
+from article_runtime.harness.steps import STEP_NAMES, STEPS, Run, StepFailure
+from article_runtime.hashing import model_hash, sha256_hex
+from article_runtime.model import (
+    AssembledArticle,
+    CandidateSet,
+    HarnessReport,
+    Hashes,
+    HygieneProposal,
+    RepairDecision,
+    RepairLog,
+    StepOutcome,
+)
+from article_runtime.model.article import Path
+
+
+@dataclass(frozen=True, slots=True)
+class HarnessResult:
+    report: HarnessReport
+    repairs: RepairLog
+    article: AssembledArticle | None  # None when the proposal is invalid as a whole
+
+
+def _decision(r: ReviewedRepair) -> RepairDecision:
+    return RepairDecision(
+        target_id=r.repair.target_id,
+        original=r.repair.original,
+        replacement=r.repair.replacement,
+        category=r.repair.category,
+        decision="applied" if r.accepted else "rejected",
+        reason=r.reason,
+    )
+
+
+def validate(
+    candidates: CandidateSet, proposal: str | bytes | Mapping[str, Any] | HygieneProposal
+) -> tuple[Run, HarnessReport]:
+    """Steps 1-10 in order; stops at the first failure."""
+    run = Run(candidates, proposal)
+    outcomes: list[StepOutcome] = []
+    failure: StepFailure | None = None
+    for number, (name, step) in enumerate(zip(STEP_NAMES, STEPS, strict=True), start=1):
+        if failure is not None:
+            outcomes.append(StepOutcome(step=number, name=name, outcome="skipped"))
+            continue
+        try:
+            step(run)
+        except StepFailure as exc:
+            failure = exc
+            outcomes.append(
+                StepOutcome(
+                    step=number,
+                    name=name,
+                    outcome="failed",
+                    reason=exc.reason,
+                    detail=exc.detail or None,
+                )
+            )
+            continue
+        outcomes.append(
+            StepOutcome(step=number, name=name, outcome="passed", detail=run.notes.get(number))
+        )
+    report = HarnessReport(
+        valid=failure is None, reason=failure.reason if failure else None, steps=outcomes
+    )
+    return run, report
+
+
+def run_hygiene_harness(
+    candidates: CandidateSet,
+    proposal: str | bytes | Mapping[str, Any] | HygieneProposal,
+    *,
+    source_html: bytes,
+    path: Path,
+    source: str,
+) -> HarnessResult:
+    """Validate ``proposal`` against ``candidates`` and assemble the article if it holds."""
+    run, report = validate(candidates, proposal)
+    log = RepairLog(
+        applied=[_decision(r) for r in run.reviews if r.accepted],
+        rejected=[_decision(r) for r in run.reviews if not r.accepted],
+    )
+    if not report.valid or run.assembly is None:
+        return HarnessResult(report, log, None)
+    assembly = run.assembly
+    article = AssembledArticle(
+        source=source,
+        title=assembly.title,
+        subtitle=assembly.subtitle,
+        author=assembly.author,
+        published_at=candidates.decisions.published_at,
+        source_url=candidates.decisions.source_url,
+        language=candidates.language,
+        markdown=assembly.markdown,
+        path=path,
+        repairs=log,
+        hashes=Hashes(
+            markdown=sha256_hex(assembly.markdown),
+            source_html=sha256_hex(source_html),
+            candidate_set=model_hash(candidates),
+        ),
+        harness=report,
+    )
+    return HarnessResult(report, log, article)

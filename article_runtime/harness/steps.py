@@ -1,0 +1,244 @@
+"""The ten validations of spec 8.1, in order, each failing with a categorical reason.
+
+Each step is a pure function of what the earlier steps established; the first failure stops
+the run (the rest are reported as skipped). Steps 1-6 and 8-10 invalidate the whole proposal
+(the caller falls back); step 7 judges each repair alone and never fails the proposal except
+when a repair names an ID that does not exist (an ID grounding violation, spec 8.3).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from pydantic import ValidationError
+
+from article_runtime import contracts
+from article_runtime.harness.assemble import Assembly, assemble, link_boundaries
+from article_runtime.harness.grounding import check_grounding
+from article_runtime.harness.repairs import ReviewedRepair, apply_repairs, review_repairs
+from article_runtime.model import CandidateSet, HygieneProposal
+from article_runtime.text import word_tokens
+
+STEP_NAMES: tuple[str, ...] = (
+    "json_parseable",
+    "schema_valid",
+    "metadata_ids",
+    "block_ids",
+    "canonical_order",
+    "links_and_images",
+    "repairs",
+    "assembly",
+    "grounding",
+    "content_minimum",
+)
+
+MIN_BODY_WORDS = 15
+TARGET_NOT_KEPT = "target_not_kept"
+
+
+class StepFailure(Exception):
+    """A validation failed: ``reason`` is categorical, ``detail`` names the offending item."""
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.detail = detail
+
+
+@dataclass
+class Run:
+    """What the steps establish, in order."""
+
+    candidates: CandidateSet
+    raw: str | bytes | Mapping[str, Any] | HygieneProposal
+    data: Any = None
+    proposal: HygieneProposal | None = None
+    reviews: list[ReviewedRepair] = field(default_factory=list)
+    assembly: Assembly | None = None
+    notes: dict[int, str] = field(default_factory=dict)
+
+    @cached_property
+    def kinds(self) -> dict[str, str]:
+        c = self.candidates
+        m = c.metadata_candidates
+        kinds = {b.id: "block" for b in c.blocks}
+        kinds |= {x.id: "link" for x in c.links}
+        kinds |= {x.id: "image" for x in c.images}
+        for kind, group in (("title", m.title), ("subtitle", m.subtitle), ("author", m.author)):
+            kinds |= {x.id: kind for x in group}
+        return kinds
+
+    def need_proposal(self) -> HygieneProposal:
+        assert self.proposal is not None, "steps ran out of order"
+        return self.proposal
+
+
+def json_parseable(run: Run) -> None:
+    if isinstance(run.raw, HygieneProposal):
+        run.data = run.raw.model_dump(mode="json")
+        return
+    if isinstance(run.raw, Mapping):
+        run.data = dict(run.raw)
+        return
+    try:
+        run.data = json.loads(run.raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise StepFailure("invalid_json", str(exc)[:200]) from exc
+
+
+def schema_valid(run: Run) -> None:
+    violation = contracts.first_violation(contracts.HYGIENE_OUTPUT, run.data)
+    if violation is not None:
+        raise StepFailure("schema_violation", violation)
+    try:
+        run.proposal = HygieneProposal.model_validate(run.data)
+    except ValidationError as exc:  # the schema and the model disagree: a contract bug
+        raise StepFailure("schema_violation", str(exc)[:300]) from exc
+
+
+def _expect_kind(kinds: Mapping[str, str], cid: str, kind: str, what: str) -> None:
+    found = kinds.get(cid)
+    if found is None:
+        raise StepFailure(f"unknown_{what}_id", cid)
+    if found != kind:
+        raise StepFailure(f"wrong_kind_{what}_id", f"{cid} is a {found}, not a {kind}")
+
+
+def metadata_ids(run: Run) -> None:
+    p, kinds = run.need_proposal(), run.kinds
+    _expect_kind(kinds, p.title_candidate_id, "title", "metadata")
+    if p.subtitle_candidate_id is not None:
+        _expect_kind(kinds, p.subtitle_candidate_id, "subtitle", "metadata")
+    if p.author_candidate_id is not None:
+        _expect_kind(kinds, p.author_candidate_id, "author", "metadata")
+
+
+def block_ids(run: Run) -> None:
+    kinds, seen = run.kinds, set()
+    for bid in run.need_proposal().kept_block_ids:
+        _expect_kind(kinds, bid, "block", "block")
+        if bid in seen:
+            raise StepFailure("duplicate_block_id", bid)
+        seen.add(bid)
+
+
+def canonical_order(run: Run) -> None:
+    position = {b.id: n for n, b in enumerate(run.candidates.blocks)}
+    kept = run.need_proposal().kept_block_ids
+    for before, after in itertools.pairwise(kept):
+        if position[after] < position[before]:
+            raise StepFailure("order_violation", f"{after} comes before {before} in the page")
+
+
+def links_and_images(run: Run) -> None:
+    p, kinds = run.need_proposal(), run.kinds
+    for lid in p.kept_link_ids:
+        _expect_kind(kinds, lid, "link", "link")
+    for iid in p.kept_image_ids:
+        _expect_kind(kinds, iid, "image", "image")
+    kept_blocks = set(p.kept_block_ids)
+    orphans = [
+        ln.id
+        for ln in run.candidates.links
+        if ln.id in set(p.kept_link_ids) and ln.block_id not in kept_blocks
+    ]
+    if orphans:
+        run.notes[6] = f"{len(orphans)} kept link(s) ignored: their block is not kept"
+
+
+def _targets(run: Run) -> dict[str, str]:
+    p = run.need_proposal()
+    texts = {b.id: b.text for b in run.candidates.blocks if b.id in set(p.kept_block_ids)}
+    chosen = {p.title_candidate_id, p.subtitle_candidate_id, p.author_candidate_id}
+    m = run.candidates.metadata_candidates
+    texts |= {c.id: c.text for c in (*m.title, *m.subtitle, *m.author) if c.id in chosen}
+    return texts
+
+
+def repairs(run: Run) -> None:
+    p, kinds = run.need_proposal(), run.kinds
+    for repair in p.repairs:
+        if kinds.get(repair.target_id) not in ("block", "title", "subtitle", "author"):
+            raise StepFailure("unknown_repair_target", repair.target_id)
+    targets = _targets(run)
+    reviewable = [r for r in p.repairs if r.target_id in targets]
+    reviewed = iter(
+        review_repairs(
+            reviewable,
+            targets,
+            boundaries=link_boundaries(run.candidates, p.kept_link_ids),
+            locale=run.candidates.language,
+        )
+    )
+    run.reviews = [
+        next(reviewed)
+        if r.target_id in targets
+        else ReviewedRepair(r, False, TARGET_NOT_KEPT, None)
+        for r in p.repairs
+    ]
+    accepted = sum(r.accepted for r in run.reviews)
+    run.notes[7] = f"{accepted} applied, {len(run.reviews) - accepted} rejected"
+
+
+def accepted_by_target(reviews: Sequence[ReviewedRepair]) -> dict[str, list[ReviewedRepair]]:
+    grouped: dict[str, list[ReviewedRepair]] = {}
+    for r in reviews:
+        if r.accepted:
+            grouped.setdefault(r.repair.target_id, []).append(r)
+    return grouped
+
+
+def assembly(run: Run) -> None:
+    try:
+        run.assembly = assemble(
+            run.candidates, run.need_proposal(), accepted_by_target(run.reviews)
+        )
+    except (KeyError, ValueError) as exc:
+        raise StepFailure("assembly_failed", repr(exc)[:200]) from exc
+
+
+def grounding(run: Run) -> None:
+    p, c = run.need_proposal(), run.candidates
+    assert run.assembly is not None
+    kept_links, kept_images = set(p.kept_link_ids), set(p.kept_image_ids)
+    images = [img for img in c.images if img.id in kept_images]
+    targets = _targets(run)
+    repaired = [
+        apply_repairs(targets[tid], group) for tid, group in accepted_by_target(run.reviews).items()
+    ]
+    texts = [*targets.values(), *repaired, *(i.alt for i in images), *(i.caption for i in images)]
+    urls = [ln.href for ln in c.links if ln.id in kept_links] + [i.src for i in images]
+    violation = check_grounding(run.assembly.markdown, texts, urls)
+    if violation is not None:
+        raise StepFailure(*violation)
+
+
+def content_minimum(run: Run) -> None:
+    assert run.assembly is not None
+    if not run.assembly.title.strip():
+        raise StepFailure("empty_title")
+    blocks = {b.id: b for b in run.candidates.blocks}
+    if not any(blocks[i].type != "heading" for i in run.need_proposal().kept_block_ids):
+        raise StepFailure("no_body_blocks")
+    words = sum(1 for t in word_tokens(run.assembly.body_text) if t.kind != "none")
+    if words < MIN_BODY_WORDS:
+        raise StepFailure("content_too_short", f"{words} words < {MIN_BODY_WORDS}")
+
+
+STEPS = (
+    json_parseable,
+    schema_valid,
+    metadata_ids,
+    block_ids,
+    canonical_order,
+    links_and_images,
+    repairs,
+    assembly,
+    grounding,
+    content_minimum,
+)

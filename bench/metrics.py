@@ -1,0 +1,116 @@
+"""The benchmarks' own metrics, reproduced as their authors define them (bench/README.md).
+
+Word tokens here are a benchmark convention (``\\w+`` on lower-cased text, as the AEB
+``evaluate.py`` does); the runtime itself never tokenizes with regular expressions.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def tokens(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+@dataclass(frozen=True, slots=True)
+class PRF:
+    precision: float
+    recall: float
+    f1: float
+
+
+def _prf(overlap: float, predicted: float, truth: float) -> PRF:
+    if predicted == 0 and truth == 0:
+        return PRF(1.0, 1.0, 1.0)
+    p = overlap / predicted if predicted else 0.0
+    r = overlap / truth if truth else 0.0
+    return PRF(p, r, 2 * p * r / (p + r) if p + r else 0.0)
+
+
+def bow_prf(predicted: str, truth: str) -> PRF:
+    """WCXB: bag-of-words precision/recall/F1 of one page (multiset overlap)."""
+    pred, true = Counter(tokens(predicted)), Counter(tokens(truth))
+    overlap = sum((pred & true).values())
+    return _prf(overlap, sum(pred.values()), sum(true.values()))
+
+
+def wcxb_score(pages: Iterable[PRF]) -> float:
+    """WCXB: mean of per-page F1."""
+    return statistics.fmean(p.f1 for p in pages)
+
+
+def _shingles(text: str, n: int = 4) -> Counter[tuple[str, ...]]:
+    toks = tokens(text)
+    return Counter(
+        tuple(toks[i : i + n]) for i in range(max(1, len(toks) - n + 1)) if toks[i : i + n]
+    )
+
+
+def aeb_counts(predicted: str, truth: str) -> tuple[float, float, float]:
+    """AEB: shingle TP/FP/FN of one page, normalized so long pages weigh the same."""
+    pred, true = _shingles(predicted), _shingles(truth)
+    tp = float(sum((pred & true).values()))
+    fp = float(sum((pred - true).values()))
+    fn = float(sum((true - pred).values()))
+    total = tp + fp + fn
+    return (tp / total, fp / total, fn / total) if total else (0.0, 0.0, 0.0)
+
+
+def aeb_page_prf(counts: tuple[float, float, float]) -> PRF:
+    tp, fp, fn = counts
+    return _prf(tp, tp + fp, tp + fn) if (fp or fn) else PRF(1.0, 1.0, 1.0)
+
+
+def aeb_score(pages: Sequence[tuple[float, float, float]]) -> float:
+    """AEB: F1 of the precision and recall averaged over pages (evaluate.py semantics)."""
+    precisions = [aeb_page_prf(c).precision for c in pages if c[0] + c[1] > 0]
+    recalls = [aeb_page_prf(c).recall for c in pages if c[0] + c[2] > 0]
+    p = statistics.fmean(precisions) if precisions else 0.0
+    r = statistics.fmean(recalls) if recalls else 0.0
+    return 2 * p * r / (p + r) if p + r else 0.0
+
+
+def oracle_selection(block_texts: Sequence[str], truth: str) -> list[int]:
+    """Best-effort oracle: a subset of blocks that maximizes bag-of-words F1 with the truth.
+
+    Greedy in two passes, longest blocks first so that short boilerplate blocks do not use up
+    truth words that a long paragraph needs: first blocks the truth mostly covers, then any
+    block that still raises F1. Returns indices in document order.
+    """
+    remaining = Counter(tokens(truth))
+    truth_len = sum(remaining.values())
+    bags = [Counter(tokens(t)) for t in block_texts]
+    sizes = [sum(b.values()) for b in bags]
+    order = sorted((i for i in range(len(bags)) if sizes[i]), key=lambda i: -sizes[i])
+    chosen: set[int] = set()
+    overlap = predicted = 0
+    for strict in (True, False):
+        for i in order:
+            if i in chosen:
+                continue
+            bag, size = bags[i], sizes[i]
+            gain = sum(min(c, remaining[w]) for w, c in bag.items())
+            if strict:
+                accept = gain >= 0.6 * size
+            else:
+                accept = gain * (predicted + truth_len) > overlap * size
+            if accept and gain:
+                chosen.add(i)
+                overlap += gain
+                predicted += size
+                remaining -= bag
+    return sorted(chosen)
+
+
+def snippet_pass(text: str, snippets: Sequence[str], *, present: bool) -> tuple[int, int]:
+    """(passed, total) for ``with`` (present=True) or ``without`` (present=False) snippets."""
+    hay = " ".join(text.casefold().split())
+    passed = sum(((" ".join(s.casefold().split()) in hay) == present) for s in snippets if s)
+    return passed, sum(1 for s in snippets if s)

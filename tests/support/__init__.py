@@ -1,0 +1,1 @@
+"""Test doubles that speak real protocols (a scripted OpenAI-compatible HTTP server)."""

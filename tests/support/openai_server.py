@@ -1,0 +1,450 @@
+"""A scripted OpenAI chat-completions server: real HTTP, so provider tests meet real failures.
+
+Provider policy (spec 10) is about how the client reacts to timeouts, dropped connections, 429s
+and 5xx. A mocked transport cannot show those faithfully, so tests script a real aiohttp server
+per model name and run the official ``openai`` client against it::
+
+    with running_server() as server:
+        server.script("cheap-a", Status(429, headers={"Retry-After": "0"}), Reply({"tags": []}))
+        server.script("cheap-b", Drop())
+        client = openai.OpenAI(base_url=server.base_url, api_key="sk-test", max_retries=0)
+        ...
+        assert [c.model for c in server.calls] == ["cheap-a", "cheap-a"]
+
+Each request takes the next action from its model's queue; a model with nothing left gets a 500
+and is listed in ``unscripted``. Request bodies are recorded in memory and never logged.
+
+Command line (for trying the CLI by hand)::
+
+    python -m tests.support.openai_server --script cases.json [--port N] [--repeat]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import signal
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from itertools import count
+from pathlib import Path
+from typing import Any, TypeAlias
+
+from aiohttp import web
+
+__all__ = [
+    "Action",
+    "Call",
+    "Delay",
+    "Drop",
+    "Reply",
+    "ScriptedOpenAIServer",
+    "Status",
+    "action_from_json",
+    "load_script",
+    "main",
+    "running_server",
+]
+
+_log = logging.getLogger(__name__)
+_SHUTDOWN_TIMEOUT = 1.0  # seconds; a test must never wait on a slow scripted answer at exit
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A 200 chat completion. Dict content is JSON-encoded, as a JSON-mode model would answer."""
+
+    content: str | Mapping[str, Any]
+    prompt_tokens: int = 11
+    completion_tokens: int = 7
+    finish_reason: str = "stop"
+
+    @property
+    def text(self) -> str:
+        if isinstance(self.content, str):
+            return self.content
+        return json.dumps(self.content, ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class Status:
+    """An HTTP error; ``body`` None means an OpenAI-shaped ``{"error": {...}}`` body."""
+
+    code: int
+    headers: Mapping[str, str] = field(default_factory=dict)
+    body: str | Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Delay:
+    """Wait, then perform ``then``: a slow answer that outlives the client's timeout."""
+
+    seconds: float
+    then: Action
+
+
+@dataclass(frozen=True)
+class Drop:
+    """Read the request, then close the connection without a response (a connection error)."""
+
+
+Action: TypeAlias = Reply | Status | Delay | Drop
+_ACTION_TYPES = (Reply, Status, Delay, Drop)
+
+
+@dataclass(frozen=True)
+class Call:
+    """One request as the server saw it. ``action`` is None when the script had no answer.
+
+    ``max_tokens`` falls back to ``max_completion_tokens`` (newer clients send that name);
+    ``received_at`` is ``time.monotonic()``, to measure backoff between attempts.
+    """
+
+    model: str | None
+    path: str
+    messages: list[dict[str, Any]]
+    response_format: dict[str, Any] | None
+    temperature: float | None
+    max_tokens: int | None
+    headers_seen: frozenset[str]
+    authorization: str | None
+    received_at: float
+    body: dict[str, Any] | None
+    action: Action | None
+
+
+class ScriptedOpenAIServer:
+    """Per-model action queues plus the recorded calls; the aiohttp app lives here."""
+
+    def __init__(self, *, repeat_last: bool = False) -> None:
+        self._repeat_last = repeat_last
+        self._lock = threading.Lock()  # handlers run on the server loop, tests read from theirs
+        self._queues: dict[str, deque[Action]] = {}
+        self._calls: list[Call] = []
+        self._ids = count(1)
+        self._runner: web.AppRunner | None = None
+        self._base_url: str | None = None
+
+    # -- scripting and inspection (any thread) -------------------------------------------------
+
+    def script(self, model: str, *actions: Action) -> None:
+        """Append actions to ``model``'s queue; they are served in order, one per request."""
+        for action in actions:
+            _check_action(action)
+        with self._lock:
+            self._queues.setdefault(model, deque()).extend(actions)
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:PORT/v1``, what ``openai.OpenAI(base_url=...)`` expects."""
+        if self._base_url is None:
+            raise RuntimeError("the server is not running")
+        return self._base_url
+
+    @property
+    def calls(self) -> list[Call]:
+        with self._lock:
+            return list(self._calls)
+
+    def calls_for(self, model: str) -> list[Call]:
+        return [call for call in self.calls if call.model == model]
+
+    @property
+    def unscripted(self) -> list[Call]:
+        """Calls nobody scripted an answer for (unknown or exhausted model, unreadable body)."""
+        return [call for call in self.calls if call.action is None]
+
+    def pending(self) -> dict[str, list[Action]]:
+        """Scripted actions not served yet, by model; empty when the script was used up."""
+        with self._lock:
+            return {model: list(queue) for model, queue in self._queues.items() if queue}
+
+    # -- lifecycle (on the server's event loop) ------------------------------------------------
+
+    async def start(self, host: str = "127.0.0.1", port: int = 0) -> None:
+        app = web.Application()
+        for prefix in ("/v1", ""):
+            app.router.add_post(f"{prefix}/chat/completions", self._chat)
+            app.router.add_get(f"{prefix}/models", self._models)
+        # handler_cancellation: a client that gave up (timeout) ends its Delay at once.
+        runner = web.AppRunner(
+            app, access_log=None, handler_cancellation=True, shutdown_timeout=_SHUTDOWN_TIMEOUT
+        )
+        await runner.setup()
+        self._runner = runner
+        await web.TCPSite(runner, host, port).start()
+        bound_host, bound_port = runner.addresses[0][:2]
+        self._base_url = f"http://{bound_host}:{bound_port}/v1"
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+        self._base_url = None
+
+    # -- handlers ------------------------------------------------------------------------------
+
+    def _next_action(self, model: str) -> Action | None:
+        with self._lock:
+            queue = self._queues.get(model)
+            if not queue:
+                return None
+            if self._repeat_last and len(queue) == 1:
+                return queue[0]
+            return queue.popleft()
+
+    async def _chat(self, request: web.Request) -> web.StreamResponse:
+        received_at = time.monotonic()
+        body = _json_object(await request.read())
+        model = body.get("model") if body is not None else None
+        model = model if isinstance(model, str) else None
+        action = self._next_action(model) if model is not None else None
+        call = _record(request, body, model, action, received_at)
+        with self._lock:
+            self._calls.append(call)
+        _log.info("%s model=%s -> %s", request.path, model, _describe(action))
+        if body is None:
+            return _error(400, "request body is not a JSON object", "invalid_request_error")
+        if action is None:
+            return _error(500, f"unscripted: no action left for model {model!r}", "unscripted")
+        response = await self._perform(request, action, model or "")
+        # The client exposes this as ``request_id``; the runtime may log it, so make it real.
+        response.headers.setdefault("x-request-id", f"req_scripted_{next(self._ids)}")
+        return response
+
+    async def _perform(
+        self, request: web.Request, action: Action, model: str
+    ) -> web.StreamResponse:
+        if isinstance(action, Delay):
+            await asyncio.sleep(action.seconds)
+            return await self._perform(request, action.then, model)
+        if isinstance(action, Drop):
+            # Closing the transport makes aiohttp's write of the response below fail with a
+            # ConnectionError, which it treats as a premature disconnect: nothing is sent.
+            if request.transport is not None:
+                request.transport.close()
+            return web.Response(status=204)
+        if isinstance(action, Status):
+            if action.body is None:
+                response = _error(action.code, f"scripted status {action.code}", "scripted")
+            elif isinstance(action.body, str):
+                response = web.Response(status=action.code, text=action.body)
+            else:
+                response = web.json_response(dict(action.body), status=action.code)
+            response.headers.update(action.headers)
+            return response
+        return web.json_response(self._completion(action, model))
+
+    def _completion(self, reply: Reply, model: str) -> dict[str, Any]:
+        return {
+            "id": f"chatcmpl-scripted-{next(self._ids)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": reply.text},
+                    "finish_reason": reply.finish_reason,
+                }
+            ],
+            "usage": {
+                "prompt_tokens": reply.prompt_tokens,
+                "completion_tokens": reply.completion_tokens,
+                "total_tokens": reply.prompt_tokens + reply.completion_tokens,
+            },
+        }
+
+    async def _models(self, request: web.Request) -> web.StreamResponse:
+        with self._lock:
+            names = sorted(self._queues)
+        data = [{"id": n, "object": "model", "created": 0, "owned_by": "scripted"} for n in names]
+        return web.json_response({"object": "list", "data": data})
+
+
+def _check_action(action: object) -> None:
+    if not isinstance(action, _ACTION_TYPES):
+        raise TypeError(f"not a scripted action: {action!r}")
+    if isinstance(action, Delay):
+        _check_action(action.then)
+
+
+def _json_object(raw: bytes) -> dict[str, Any] | None:
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _record(
+    request: web.Request,
+    body: dict[str, Any] | None,
+    model: str | None,
+    action: Action | None,
+    received_at: float,
+) -> Call:
+    fields = body or {}
+    messages = fields.get("messages")
+    max_tokens = fields.get("max_tokens", fields.get("max_completion_tokens"))
+    return Call(
+        model=model,
+        path=request.path,
+        messages=messages if isinstance(messages, list) else [],
+        response_format=fields.get("response_format"),
+        temperature=fields.get("temperature"),
+        max_tokens=max_tokens,
+        headers_seen=frozenset(name.lower() for name in request.headers),
+        authorization=request.headers.get("Authorization"),
+        received_at=received_at,
+        body=body,
+        action=action,
+    )
+
+
+def _describe(action: Action | None) -> str:
+    """Action kind for the log line; never the content."""
+    if action is None:
+        return "unscripted"
+    if isinstance(action, Status):
+        return f"status {action.code}"
+    if isinstance(action, Delay):
+        return f"delay {action.seconds}s then {_describe(action.then)}"
+    return type(action).__name__.lower()
+
+
+def _error(status: int, message: str, kind: str) -> web.Response:
+    error = {"message": message, "type": kind, "param": None, "code": None}
+    return web.json_response({"error": error}, status=status)
+
+
+@contextmanager
+def running_server(*, repeat_last: bool = False) -> Iterator[ScriptedOpenAIServer]:
+    """Serve on 127.0.0.1:<free port> from a background thread, for synchronous tests.
+
+    On exit the site is cleaned up, the loop stopped and closed and the thread joined, so
+    nothing leaks into the next test (warnings are errors there).
+    """
+    server = ScriptedOpenAIServer(repeat_last=repeat_last)
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, name="scripted-openai-server", daemon=True)
+    thread.start()
+    try:
+        asyncio.run_coroutine_threadsafe(server.start(), loop).result(timeout=10)
+        yield server
+    finally:
+        asyncio.run_coroutine_threadsafe(_shutdown(server), loop).result(timeout=10)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=10)
+        loop.close()
+
+
+async def _shutdown(server: ScriptedOpenAIServer) -> None:
+    await server.stop()
+    current = asyncio.current_task()
+    leftovers = [task for task in asyncio.all_tasks() if task is not current]
+    for task in leftovers:
+        task.cancel()
+    await asyncio.gather(*leftovers, return_exceptions=True)
+    await asyncio.get_running_loop().shutdown_asyncgens()
+
+
+# -- JSON script form (command line) -----------------------------------------------------------
+
+_KINDS = ("reply", "reply_text", "status", "delay", "drop")
+
+
+def action_from_json(spec: object) -> Action:
+    """Decode one action: ``{"reply": ...}``, ``{"reply_text": "..."}``, ``{"status": 429,
+    "headers": {...}}``, ``{"delay": 3, "then": {...}}``, ``{"drop": true}``.
+
+    Raises:
+        ValueError: the object does not name exactly one known action kind.
+    """
+    if not isinstance(spec, dict):
+        raise ValueError(f"an action must be a JSON object, got {spec!r}")
+    kinds = [kind for kind in _KINDS if kind in spec]
+    if len(kinds) != 1:
+        raise ValueError(f"an action needs exactly one of {', '.join(_KINDS)}: {spec!r}")
+    kind = kinds[0]
+    if kind in ("reply", "reply_text"):
+        content = spec[kind]
+        allowed = str if kind == "reply_text" else str | dict
+        if not isinstance(content, allowed):
+            raise ValueError(f"{kind} has the wrong type: {spec!r}")
+        tokens = {k: int(spec[k]) for k in ("prompt_tokens", "completion_tokens") if k in spec}
+        return Reply(content, finish_reason=str(spec.get("finish_reason", "stop")), **tokens)
+    if kind == "status":
+        headers = {str(k): str(v) for k, v in dict(spec.get("headers") or {}).items()}
+        return Status(int(spec["status"]), headers=headers, body=spec.get("body"))
+    if kind == "delay":
+        return Delay(float(spec["delay"]), then=action_from_json(spec.get("then")))
+    return Drop()
+
+
+def load_script(path: Path) -> dict[str, list[Action]]:
+    """Read ``{"model": [action, ...], ...}`` from a JSON file.
+
+    Raises:
+        OSError: the file cannot be read.
+        ValueError: it is not valid JSON or not in the form above.
+    """
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise ValueError("the script must map model names to lists of actions")
+    script: dict[str, list[Action]] = {}
+    for model, actions in data.items():
+        if not isinstance(actions, list):
+            raise ValueError(f"actions for {model!r} must be a list")
+        script[model] = [action_from_json(action) for action in actions]
+    return script
+
+
+async def _serve_until_signal(server: ScriptedOpenAIServer, host: str, port: int) -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    await server.start(host, port)
+    try:
+        print(server.base_url, flush=True)
+        await stop.wait()
+    finally:
+        await server.stop()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Serve a JSON script until SIGINT/SIGTERM; the base URL goes to stdout, one line per
+    request (path, model, action kind; no bodies) to stderr."""
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.support.openai_server",
+        description="Scripted OpenAI-compatible chat-completions server for manual runs.",
+    )
+    parser.add_argument("--script", type=Path, required=True, help="JSON: model -> actions")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
+    parser.add_argument(
+        "--repeat", action="store_true", help="repeat each model's last action forever"
+    )
+    args = parser.parse_args(argv)
+    try:
+        script = load_script(args.script)
+    except (OSError, ValueError, TypeError, KeyError) as exc:
+        parser.error(f"cannot load {args.script}: {exc}")
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(message)s")
+    server = ScriptedOpenAIServer(repeat_last=args.repeat)
+    for model, actions in script.items():
+        server.script(model, *actions)
+    asyncio.run(_serve_until_signal(server, args.host, args.port))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,127 @@
+"""decode_html: every charset trap real pages set, and every input it must refuse."""
+
+from __future__ import annotations
+
+import gzip
+
+import pytest
+
+from article_runtime.candidates.decode import MAX_HTML_BYTES, decode_html
+from article_runtime.errors import InputError
+
+PT = "Olá, coração! Ação rápida, informações e opinião pública em São Paulo."
+PAGE = "<html><head>{head}</head><body><p>" + PT + "</p></body></html>"
+
+
+def page(head: str = "") -> str:
+    return PAGE.format(head=head)
+
+
+def test_utf8_without_declaration() -> None:
+    assert PT in decode_html(page().encode("utf-8"))
+
+
+def test_str_passes_through() -> None:
+    assert decode_html(page()) == page()
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (b"\xef\xbb\xbf" + page().encode("utf-8"), page()),
+        (page().encode("utf-16"), page()),  # Python writes a BOM
+        (b"\xfe\xff" + page().encode("utf-16-be"), page()),
+        (page().encode("utf-32"), page()),
+    ],
+)
+def test_bom_wins_and_is_dropped(data: bytes, expected: str) -> None:
+    assert decode_html(data) == expected
+
+
+def test_utf16_without_bom() -> None:
+    assert PT in decode_html(page().encode("utf-16-le"))
+    assert PT in decode_html(page().encode("utf-16-be"))
+
+
+def test_declared_cp1252_is_used() -> None:
+    html = page('<meta charset="windows-1252">')
+    assert PT in decode_html(html.encode("cp1252"))
+
+
+def test_http_equiv_declaration_is_used() -> None:
+    html = page('<meta http-equiv="Content-Type" content="text/html; charset=ISO-8859-1">')
+    text = "Smart quotes “here” and a euro € sign"
+    assert text in decode_html(html.replace(PT, text).encode("cp1252"))
+
+
+def test_latin1_declared_but_utf8_actual() -> None:
+    html = page('<meta charset="iso-8859-1">')
+    assert PT in decode_html(html.encode("utf-8"))
+
+
+def test_utf8_declared_but_cp1252_actual() -> None:
+    html = page('<meta charset="utf-8">')
+    assert PT in decode_html(html.encode("cp1252"))
+
+
+def test_undeclared_cyrillic_cp1251() -> None:
+    text = "Привет, как дела? Это тестовая страница на русском языке, совсем обычная."
+    assert text in decode_html(page().replace(PT, text).encode("cp1251"))
+
+
+def test_declared_shift_jis() -> None:
+    text = "東京で新しい展覧会が始まりました。多くの人が訪れています。"
+    html = page('<meta charset="shift_jis">').replace(PT, text)
+    assert text in decode_html(html.encode("shift_jis"))
+
+
+def test_gzip_body_is_inflated() -> None:
+    assert PT in decode_html(gzip.compress(page().encode("utf-8")))
+
+
+def test_gzip_bomb_is_refused_without_inflating_it_all() -> None:
+    bomb = gzip.compress(b"<p>" + b"a" * (MAX_HTML_BYTES + 10))
+    assert len(bomb) < MAX_HTML_BYTES // 100
+    with pytest.raises(InputError) as info:
+        decode_html(bomb)
+    assert info.value.reason == "html_too_large"
+
+
+def test_corrupt_gzip_is_unreadable() -> None:
+    with pytest.raises(InputError) as info:
+        decode_html(b"\x1f\x8b\x08\x00garbage that is not deflate")
+    assert info.value.reason == "unreadable_input"
+
+
+@pytest.mark.parametrize("data", [b"<p>" + b"x" * MAX_HTML_BYTES, "<p>" + "x" * MAX_HTML_BYTES])
+def test_oversized_input(data: bytes | str) -> None:
+    with pytest.raises(InputError) as info:
+        decode_html(data)
+    assert info.value.reason == "html_too_large"
+
+
+@pytest.mark.parametrize("data", [b"", b" \n\t ", "", "   ", b"\xef\xbb\xbf  "])
+def test_empty_input(data: bytes | str) -> None:
+    with pytest.raises(InputError) as info:
+        decode_html(data)
+    assert info.value.reason == "empty_html"
+
+
+PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x10\x00\x00\x00\x10\x08\x06\x00\x00\x00"
+PDF = b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog >>\nendobj\n"
+
+
+@pytest.mark.parametrize(
+    "data",
+    [PNG, PDF, bytes(range(256)) * 8, b"\x00\x01\x02\x03" * 500, b"\x00" * 1000],
+)
+def test_binary_is_not_html(data: bytes) -> None:
+    with pytest.raises(InputError) as info:
+        decode_html(data)
+    assert info.value.reason == "not_html"
+
+
+def test_control_characters_in_str_are_not_html() -> None:
+    with pytest.raises(InputError) as info:
+        decode_html("\x01\x02\x03\x04" * 100)
+    assert info.value.reason == "not_html"
