@@ -8,12 +8,13 @@ starts with an ID, so the model can only answer with IDs it has seen.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from urllib.parse import urlsplit
 
-from article_runtime.model import Block, CandidateSet
+from article_runtime.model import Block, CandidateSet, ImageCandidate, LinkCandidate
 
 _TYPE_CODES = {
-    "paragraph": "p",
+    "paragraph": "",
     "list_item": "li",
     "quote": "quote",
     "code": "code",
@@ -22,22 +23,51 @@ _TYPE_CODES = {
 }
 _EXTRACTOR_CODES = {"dom": "D", "trafilatura": "T"}
 
+FORMAT_NOTE = (
+    "An empty line separates blocks that sit in different page containers. "
+    "Each block line is 'id [type] [agreement]: text'. type: h1-h6, li<list> (li<list># "
+    "for a numbered list), quote, code, table, caption; no type means a paragraph. agreement: "
+    "the extractors that chose the block (D = DOM density heuristic, T = trafilatura); "
+    "none shown means neither did."
+)
+
 
 def _block_line(block: Block) -> str:
-    kind = f"h{block.level or 2}" if block.type == "heading" else _TYPE_CODES[block.type]
-    fields = [block.id, kind, block.container_id]
-    if block.list_id:
-        fields.append(f"{block.list_id}{'#' if block.ordered else '*'}")
-    if block.section_id:
-        fields.append(f"under={block.section_id}")
+    if block.type == "heading":
+        kind = f"h{block.level or 2}"
+    elif block.type == "list_item":
+        kind = f"li{(block.list_id or '').removeprefix('list')}{'#' if block.ordered else ''}"
+    else:
+        kind = _TYPE_CODES[block.type]
     agreed = "".join(_EXTRACTOR_CODES.get(name, "?") for name in block.extractors)
-    fields.append(f"[{agreed}]")
     text = json.dumps(block.text, ensure_ascii=False) if "\n" in block.text else block.text
-    return f"{' '.join(fields)}: {text}"
+    tags = " ".join(tag for tag in (kind, agreed) if tag)
+    return f"{block.id} {tags}: {text}" if tags else f"{block.id}: {text}"
+
+
+def _block_lines(blocks: Sequence[Block]) -> list[str]:
+    lines: list[str] = []
+    for n, block in enumerate(blocks):
+        if n and block.container_id != blocks[n - 1].container_id:
+            lines.append("")
+        lines.append(_block_line(block))
+    return lines
 
 
 def _host(url: str) -> str:
-    return urlsplit(url).hostname or "?"
+    return (urlsplit(url).hostname or "?").removeprefix("www.")
+
+
+def _image_line(image: ImageCandidate) -> str:
+    head = f"{image.id} {image.after_block_id or '-'} {_host(image.src)}"
+    words = " | ".join(part for part in (image.alt, image.caption) if part)
+    return f"{head}: {words}" if words else head
+
+
+def _link_line(link: LinkCandidate, block_text: str) -> str:
+    """A link whose anchor is its whole block needs no anchor text: the block line shows it."""
+    head = f"{link.id} {link.block_id} {_host(link.href)}"
+    return head if link.text == block_text else f"{head}: {link.text}"
 
 
 def render_hygiene_context(candidates: CandidateSet) -> str:
@@ -54,15 +84,11 @@ def render_hygiene_context(candidates: CandidateSet) -> str:
     ]
     for group in (meta.title, meta.subtitle, meta.author):
         lines.extend(f"{c.id} {c.source}: {c.text}" for c in group)
-    lines.append(
-        "# blocks in base order: id type container [list] [under=heading] [extractors]: text"
-    )
-    lines.extend(_block_line(block) for block in candidates.blocks)
-    lines.append("# links: id block host: anchor text")
-    lines.extend(f"{ln.id} {ln.block_id} {_host(ln.href)}: {ln.text}" for ln in candidates.links)
-    lines.append("# images: id after=block host: alt | caption")
-    lines.extend(
-        f"{im.id} after={im.after_block_id or '-'} {_host(im.src)}: {im.alt} | {im.caption}"
-        for im in candidates.images
-    )
+    lines.append(f"# blocks in base order. {FORMAT_NOTE}")
+    lines.extend(_block_lines(candidates.blocks))
+    lines.append("# links: id block host[: anchor text, when not the whole block]")
+    texts = {b.id: b.text for b in candidates.blocks}
+    lines.extend(_link_line(ln, texts.get(ln.block_id, "")) for ln in candidates.links)
+    lines.append("# images: id after-block host[: alt][ | caption]")
+    lines.extend(_image_line(im) for im in candidates.images)
     return "\n".join(lines)

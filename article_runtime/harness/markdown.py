@@ -9,14 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-_INLINE_SPECIALS = frozenset("\\`*_[]<>|")
+_INLINE_SPECIALS = "\\`*_[]<>|"
+_ESCAPES = str.maketrans({ch: f"\\{ch}" for ch in _INLINE_SPECIALS})
 _LINE_START_SPECIALS = frozenset("#>-+=~")
-_URL_ESCAPES = {" ": "%20", "(": "%28", ")": "%29", "<": "%3C", ">": "%3E"}
+_URL_ESCAPES = str.maketrans({" ": "%20", "(": "%28", ")": "%29", "<": "%3C", ">": "%3E"})
 
 
 def escape_text(text: str) -> str:
     """Backslash-escape every character that could start Markdown syntax."""
-    out = "".join(f"\\{ch}" if ch in _INLINE_SPECIALS else ch for ch in text)
+    out = text.translate(_ESCAPES)
     if out[:1] in _LINE_START_SPECIALS:
         return "\\" + out
     digits = len(out) - len(out.lstrip("0123456789"))
@@ -26,7 +27,7 @@ def escape_text(text: str) -> str:
 
 
 def escape_url(url: str) -> str:
-    return "".join(_URL_ESCAPES.get(ch, ch) for ch in url)
+    return url.translate(_URL_ESCAPES)
 
 
 def link(text: str, url: str) -> str:
@@ -115,15 +116,18 @@ def unescape(markdown_prose: str) -> str:
 def _drop_backslashes(text: str) -> str:
     """Keep escaped characters, drop the escapes and our unescaped ``[`` / ``![`` openers."""
     out: list[str] = []
-    escaped = False
-    for n, ch in enumerate(text):
-        if escaped:
-            out.append(ch)
-            escaped = False
-        elif ch == "\\":
-            escaped = True
-        elif ch == "[" or (ch == "!" and text[n + 1 : n + 2] == "["):
+    i, n = 0, len(text)
+    while i < n:
+        slash, bracket = text.find("\\", i), text.find("[", i)
+        j = min(k for k in (slash, bracket, n) if k != -1)
+        out.append(text[i:j])
+        if j == n:
+            break
+        if text[j] == "\\":
+            out.append(text[j + 1 : j + 2])
+            i = j + 2
             continue
-        else:
-            out.append(ch)
+        if j > i and text[j - 1] == "!":  # an unescaped "![" opens an image
+            out[-1] = out[-1][:-1]
+        i = j + 1
     return "".join(out)

@@ -22,7 +22,7 @@ from article_runtime.harness.assemble import Assembly, assemble, link_boundaries
 from article_runtime.harness.grounding import check_grounding
 from article_runtime.harness.repairs import ReviewedRepair, apply_repairs, review_repairs
 from article_runtime.model import CandidateSet, HygieneProposal
-from article_runtime.text import word_tokens
+from article_runtime.text import count_words
 
 STEP_NAMES: tuple[str, ...] = (
     "json_parseable",
@@ -141,11 +141,11 @@ def links_and_images(run: Run) -> None:
         _expect_kind(kinds, lid, "link", "link")
     for iid in p.kept_image_ids:
         _expect_kind(kinds, iid, "image", "image")
-    kept_blocks = set(p.kept_block_ids)
+    kept_blocks, kept_links = set(p.kept_block_ids), set(p.kept_link_ids)
     orphans = [
         ln.id
         for ln in run.candidates.links
-        if ln.id in set(p.kept_link_ids) and ln.block_id not in kept_blocks
+        if ln.id in kept_links and ln.block_id not in kept_blocks
     ]
     if orphans:
         run.notes[6] = f"{len(orphans)} kept link(s) ignored: their block is not kept"
@@ -153,7 +153,8 @@ def links_and_images(run: Run) -> None:
 
 def _targets(run: Run) -> dict[str, str]:
     p = run.need_proposal()
-    texts = {b.id: b.text for b in run.candidates.blocks if b.id in set(p.kept_block_ids)}
+    kept = set(p.kept_block_ids)
+    texts = {b.id: b.text for b in run.candidates.blocks if b.id in kept}
     chosen = {p.title_candidate_id, p.subtitle_candidate_id, p.author_candidate_id}
     m = run.candidates.metadata_candidates
     texts |= {c.id: c.text for c in (*m.title, *m.subtitle, *m.author) if c.id in chosen}
@@ -225,9 +226,9 @@ def content_minimum(run: Run) -> None:
     blocks = {b.id: b for b in run.candidates.blocks}
     if not any(blocks[i].type != "heading" for i in run.need_proposal().kept_block_ids):
         raise StepFailure("no_body_blocks")
-    words = sum(1 for t in word_tokens(run.assembly.body_text) if t.kind != "none")
-    if words < MIN_BODY_WORDS:
-        raise StepFailure("content_too_short", f"{words} words < {MIN_BODY_WORDS}")
+    count = count_words(run.assembly.body_text, at_most=MIN_BODY_WORDS)
+    if count < MIN_BODY_WORDS:
+        raise StepFailure("content_too_short", f"{count} words < {MIN_BODY_WORDS}")
 
 
 STEPS = (

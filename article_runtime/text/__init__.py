@@ -3,10 +3,21 @@
 from article_runtime.text.segments import (
     Token,
     TokenKind,
+    count_words,
     graphemes,
     nfc,
     normalize_space,
     word_tokens,
+    words,
 )
 
-__all__ = ["Token", "TokenKind", "graphemes", "nfc", "normalize_space", "word_tokens"]
+__all__ = [
+    "Token",
+    "TokenKind",
+    "count_words",
+    "graphemes",
+    "nfc",
+    "normalize_space",
+    "word_tokens",
+    "words",
+]

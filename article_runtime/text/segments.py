@@ -46,8 +46,13 @@ def _kind(status: int) -> TokenKind:
     return "ideo"
 
 
+def _is_bmp(text: str) -> bool:
+    """True when every character is one UTF-16 unit, so ICU offsets are Python offsets."""
+    return text.isascii() or len(text.encode("utf-16-le")) == 2 * len(text)
+
+
 def _py_offsets(text: str) -> list[int]:
-    """Map each UTF-16 offset of ``text`` to its Python index (index = UTF-16 offset)."""
+    """Map each UTF-16 offset of ``text`` to its Python index (only needed past the BMP)."""
     table: list[int] = []
     for i, ch in enumerate(text):
         table.append(i)
@@ -55,6 +60,39 @@ def _py_offsets(text: str) -> list[int]:
             table.append(i)
     table.append(len(text))
     return table
+
+
+def words(text: str, locale: str = "root") -> list[str]:
+    """The word segments of ``text`` (letters, numbers, kana, ideographs), in order.
+
+    The hot path of grounding and word counts: no Token objects, no offset table for
+    BMP-only text.
+    """
+    breaker = icu.BreakIterator.createWordInstance(icu.Locale(locale))
+    if _is_bmp(text):
+        breaker.setText(text)
+        out: list[str] = []
+        start = breaker.first()
+        for end in breaker:
+            if breaker.getRuleStatus() >= 100:
+                out.append(text[start:end])
+            start = end
+        return out
+    return [t.text for t in word_tokens(text, locale) if t.kind != "none"]
+
+
+def count_words(text: str, *, at_most: int, locale: str = "root") -> int:
+    """Word segments in ``text``, counting no further than ``at_most`` (cheap minimum checks)."""
+    breaker = icu.BreakIterator.createWordInstance(icu.Locale(locale))
+    breaker.setText(text)
+    count = 0
+    breaker.first()
+    for _ in breaker:
+        if breaker.getRuleStatus() >= 100:
+            count += 1
+            if count >= at_most:
+                break
+    return count
 
 
 def word_tokens(text: str, locale: str = "root", *, keep_spaces: bool = False) -> list[Token]:
@@ -65,11 +103,11 @@ def word_tokens(text: str, locale: str = "root", *, keep_spaces: bool = False) -
     """
     breaker = icu.BreakIterator.createWordInstance(icu.Locale(locale))  # ~8 µs; not shareable
     breaker.setText(icu.UnicodeString(text))
-    offsets = _py_offsets(text)
+    offsets = None if _is_bmp(text) else _py_offsets(text)
     tokens: list[Token] = []
     start16 = breaker.first()
     for end16 in breaker:
-        start, end = offsets[start16], offsets[end16]
+        start, end = (start16, end16) if offsets is None else (offsets[start16], offsets[end16])
         piece = text[start:end]
         start16 = end16
         if not keep_spaces and piece.isspace():
@@ -82,10 +120,13 @@ def graphemes(text: str) -> list[str]:
     """User-perceived characters: edit distances are counted in these, not code points."""
     breaker = icu.BreakIterator.createCharacterInstance(icu.Locale.getRoot())
     breaker.setText(icu.UnicodeString(text))
-    offsets = _py_offsets(text)
+    offsets = None if _is_bmp(text) else _py_offsets(text)
     out: list[str] = []
     start16 = breaker.first()
     for end16 in breaker:
-        out.append(text[offsets[start16] : offsets[end16]])
+        if offsets is None:
+            out.append(text[start16:end16])
+        else:
+            out.append(text[offsets[start16] : offsets[end16]])
         start16 = end16
     return out

@@ -53,3 +53,15 @@ def test_escaped_bracket_paren_is_text_not_a_link() -> None:
 def test_plain_text_keeps_escaped_brackets_and_drops_link_syntax() -> None:
     markdown = md.escape_text("a [b] c ") + md.link("d", "https://e.org/") + md.escape_text(", e")
     assert md.plain_text(markdown) == "a [b] c d, e"
+
+
+def test_escaping_round_trips_for_tricky_text() -> None:
+    """plain_text(escape_text(t)) == t for normalized one-line texts full of syntax characters."""
+    import random
+
+    alphabet = list("ab 1.#>-+=~*_[]()!\\`<>|é😀")
+    rng = random.Random(7)
+    for _ in range(2000):
+        text = " ".join("".join(rng.choices(alphabet, k=rng.randint(1, 12))).split())
+        if text:
+            assert md.plain_text(md.escape_text(text)) == text, text
