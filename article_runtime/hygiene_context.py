@@ -84,7 +84,7 @@ def render_hygiene_context(candidates: CandidateSet) -> str:
     ]
     for group in (meta.title, meta.subtitle, meta.author):
         lines.extend(f"{c.id} {c.source}: {c.text}" for c in group)
-    lines.append(f"# blocks in base order. {FORMAT_NOTE}")
+    lines.append("# blocks in base order")
     lines.extend(_block_lines(candidates.blocks))
     lines.append("# links: id block host[: anchor text, when not the whole block]")
     texts = {b.id: b.text for b in candidates.blocks}

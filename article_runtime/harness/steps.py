@@ -3,7 +3,8 @@
 Each step is a pure function of what the earlier steps established; the first failure stops
 the run (the rest are reported as skipped). Steps 1-6 and 8-10 invalidate the whole proposal
 (the caller falls back); step 7 judges each repair alone and never fails the proposal except
-when a repair names an ID that does not exist (an ID grounding violation, spec 8.3).
+for grounding violations (spec 8.3): a repair naming an ID that does not exist, or one whose
+replacement brings in a URL.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
+from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
@@ -161,11 +163,25 @@ def _targets(run: Run) -> dict[str, str]:
     return texts
 
 
+def _urls(text: str) -> set[str]:
+    """Whitespace-separated pieces that parse as absolute URLs (urllib, not a pattern)."""
+    found = set()
+    for piece in text.split():
+        parts = urlsplit(piece.strip("()<>[]\"'.,;"))
+        if (parts.scheme and parts.netloc) or piece.lower().startswith("www."):
+            found.add(piece)
+    return found
+
+
 def repairs(run: Run) -> None:
     p, kinds = run.need_proposal(), run.kinds
     for repair in p.repairs:
         if kinds.get(repair.target_id) not in ("block", "title", "subtitle", "author"):
             raise StepFailure("unknown_repair_target", repair.target_id)
+    for repair in p.repairs:
+        invented = _urls(repair.replacement) - _urls(repair.original)
+        if invented:
+            raise StepFailure("ungrounded_url", sorted(invented)[0])
     targets = _targets(run)
     reviewable = [r for r in p.repairs if r.target_id in targets]
     reviewed = iter(

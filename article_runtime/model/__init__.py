@@ -2,13 +2,13 @@
 
 from article_runtime.model.article import (
     AssembledArticle,
-    Attempt,
     HarnessReport,
     Hashes,
     RepairDecision,
     RepairLog,
     StepOutcome,
 )
+from article_runtime.model.attempts import AttemptRecord, Usage
 from article_runtime.model.candidates import (
     Block,
     BlockType,
@@ -32,7 +32,7 @@ __all__ = [
     "REMOVAL_REASONS",
     "REPAIR_CATEGORIES",
     "AssembledArticle",
-    "Attempt",
+    "AttemptRecord",
     "Block",
     "BlockType",
     "CandidateSet",
@@ -50,4 +50,5 @@ __all__ = [
     "RepairDecision",
     "RepairLog",
     "StepOutcome",
+    "Usage",
 ]

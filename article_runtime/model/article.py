@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from article_runtime.model.attempts import AttemptRecord, Usage
+
 Path = Literal["primary", "fallback", "deterministic"]
 Outcome = Literal["passed", "failed", "skipped"]
 
@@ -50,14 +52,6 @@ class Hashes(_Frozen):
     candidate_set: str
 
 
-class Attempt(_Frozen):
-    """One proposal the harness judged for this article, in the order they were tried."""
-
-    path: Path
-    valid: bool
-    reason: str | None = None
-
-
 class AssembledArticle(_Frozen):
     source: str
     title: str
@@ -71,4 +65,5 @@ class AssembledArticle(_Frozen):
     repairs: RepairLog
     hashes: Hashes
     harness: HarnessReport
-    attempts: list[Attempt] = []
+    attempts: list[AttemptRecord] = []
+    usage: Usage = Usage()

@@ -89,7 +89,9 @@ def test_extract_with_a_valid_recorded_proposal_takes_the_primary_path(
     article = json.loads(out)
     assert code == 0
     assert article["path"] == "primary"
-    assert article["attempts"] == [{"path": "primary", "valid": True, "reason": None}]
+    assert [(a["role"], a["outcome"], a["reason"]) for a in article["attempts"]] == [
+        ("recorded", "ok", None)
+    ]
     assert article["subtitle"] is None and article["author"] is None
 
 
@@ -112,9 +114,9 @@ def test_extract_with_an_invented_id_falls_back_to_deterministic(
     article = json.loads(out)
     assert code == 0
     assert article["path"] == "deterministic"
-    assert article["attempts"] == [
-        {"path": "primary", "valid": False, "reason": "unknown_block_id"},
-        {"path": "deterministic", "valid": True, "reason": None},
+    assert [(a["role"], a["outcome"], a["reason"]) for a in article["attempts"]] == [
+        ("recorded", "invalid", "unknown_block_id"),
+        ("deterministic", "ok", None),
     ]
 
 

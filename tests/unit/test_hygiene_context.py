@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from article_runtime.hygiene_context import FORMAT_NOTE, render_hygiene_context
+from article_runtime.hygiene_context import render_hygiene_context
 from tests.factories import candidate_set
 
-EXPECTED = f"""candidate_set_version: 1.0.0
+EXPECTED = """candidate_set_version: 1.0.0
 language: pt
 # fixed decisions (not yours to change)
 published_at: 2024-03-04T10:00:00-03:00
@@ -15,7 +15,7 @@ t1 og:title: Rio anuncia plano contra enchentes
 t2 title: Rio anuncia plano | Jornal
 s1 meta:description: Obras em 14 bairros
 a1 json-ld:author: Ana Souza
-# blocks in base order. {FORMAT_NOTE}
+# blocks in base order
 b1 h2 DT: Plano contra enchentes
 b2 DT: A prefeitura do Rio anunciou nesta segunda-feira um plano de R$ 1,2 bilhão para conter enchentes na zona norte.
 b3 DT: O plano foi detalhado no Diário Oficial e prevê obras em 14 bairros até 2026.

@@ -1,0 +1,71 @@
+"""The hygiene call end to end: model proposal, harness, fallback, deterministic path.
+
+Every article gets hygiene (spec 13.5). With providers: primary, then fallback (spec 10), each
+answer judged by the same ten-step harness; when neither holds, the deterministic proposal runs
+through that harness too. Without providers, the deterministic path alone.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from article_runtime.extract import deterministic_article
+from article_runtime.harness.pipeline import HarnessResult, run_hygiene_harness
+from article_runtime.llm.policy import LLMRuntime, Verdict
+from article_runtime.llm.prompts import load_prompt
+from article_runtime.llm.records import ValidationSummary
+from article_runtime.llm.render import hygiene_messages
+from article_runtime.model import AssembledArticle, CandidateSet, HarnessReport, Usage
+from article_runtime.model.article import Path
+from article_runtime.model.attempts import LogicalCall, Role
+
+HYGIENE: LogicalCall = "article_content_hygiene"
+_GROUNDING_STEPS = ("metadata_ids", "block_ids", "canonical_order", "links_and_images", "grounding")
+
+
+def _passed(report: HarnessReport, names: tuple[str, ...]) -> bool | None:
+    """True when all named steps passed; None when any was never reached."""
+    outcomes = {s.name: s.outcome for s in report.steps}
+    if any(outcomes.get(n) == "skipped" for n in names):
+        return None if all(outcomes.get(n) != "failed" for n in names) else False
+    return all(outcomes.get(n) == "passed" for n in names)
+
+
+def summarize(result: HarnessResult) -> ValidationSummary:
+    """The harness verdict as a trace records it (spec 12)."""
+    return ValidationSummary(
+        schema_valid=_passed(result.report, ("json_parseable", "schema_valid")),
+        grounding_valid=_passed(result.report, _GROUNDING_STEPS),
+        reason=result.report.reason,
+        repairs_applied=[r.model_dump() for r in result.repairs.applied],
+        repairs_rejected=[r.model_dump() for r in result.repairs.rejected],
+    )
+
+
+def _parsed(content: str) -> Any:
+    try:
+        return json.loads(content)
+    except ValueError:
+        return content[:2000]
+
+
+async def hygiene_article(
+    candidates: CandidateSet, raw: bytes, *, source: str, llm: LLMRuntime | None
+) -> AssembledArticle:
+    """Raises NoValidProposal when even the deterministic proposal fails the harness."""
+    if llm is None or llm.providers.for_call(HYGIENE) is None:
+        return deterministic_article(candidates, raw, source=source, attempts=[])
+    prompt = load_prompt(HYGIENE)
+
+    def judge(content: str, role: Role) -> Verdict[AssembledArticle]:
+        path: Path = "primary" if role == "runtime_primary" else "fallback"
+        result = run_hygiene_harness(candidates, content, source_html=raw, path=path, source=source)
+        return Verdict(result.article, result.report.reason, summarize(result), _parsed(content))
+
+    outcome = await llm.call(HYGIENE, prompt, hygiene_messages(prompt, candidates), judge)
+    if outcome.value is None:
+        return deterministic_article(candidates, raw, source=source, attempts=outcome.attempts)
+    return outcome.value.model_copy(
+        update={"attempts": outcome.attempts, "usage": Usage.of(outcome.attempts)}
+    )

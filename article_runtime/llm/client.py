@@ -1,0 +1,144 @@
+"""One request to one OpenAI-compatible provider; the openai client's own retries are off.
+
+Every foreign error is translated here, and only here, into ``ProviderFailure`` with a
+categorical outcome, so the policy (and every trace) sees each attempt for what it was.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import openai
+
+from article_runtime.errors import ArticleRuntimeError
+from article_runtime.llm.providers import ProviderSpec
+from article_runtime.model.attempts import AttemptOutcome
+
+
+class ProviderFailure(ArticleRuntimeError):
+    """A technical failure of one attempt. ``reason`` is the outcome category."""
+
+    def __init__(
+        self,
+        outcome: AttemptOutcome,
+        detail: str = "",
+        *,
+        http_status: int | None = None,
+        retry_after_s: float | None = None,
+    ) -> None:
+        super().__init__(outcome, detail)
+        self.outcome: AttemptOutcome = outcome
+        self.http_status = http_status
+        self.retry_after_s = retry_after_s
+
+
+@dataclass(frozen=True, slots=True)
+class Completion:
+    content: str
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    finish_reason: str | None
+
+
+def retry_after(headers: Mapping[str, str]) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` or ``retry-after`` (seconds or an HTTP date)."""
+    if (ms := headers.get("retry-after-ms")) is not None:
+        try:
+            return max(float(ms) / 1000, 0.0)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(when.timestamp() - time.time(), 0.0)
+
+
+def _status_outcome(status: int) -> AttemptOutcome:
+    if status == 408:
+        return "timeout"
+    if status == 429:
+        return "rate_limited"
+    if status >= 500:
+        return "server_error"
+    return "client_error"
+
+
+@contextmanager
+def translate_errors() -> Iterator[None]:
+    """openai's exception tree -> ProviderFailure. Timeout is checked before connection
+    error: in openai, APITimeoutError is a subclass of APIConnectionError."""
+    try:
+        yield
+    except openai.APITimeoutError as exc:
+        raise ProviderFailure("timeout", "request timed out") from exc
+    except openai.APIConnectionError as exc:
+        raise ProviderFailure("connection_error", type(exc.__cause__ or exc).__name__) from exc
+    except openai.APIStatusError as exc:
+        status = exc.status_code
+        raise ProviderFailure(
+            _status_outcome(status),
+            f"HTTP {status}",
+            http_status=status,
+            retry_after_s=retry_after(exc.response.headers),
+        ) from exc
+    except openai.OpenAIError as exc:  # malformed responses and the like
+        raise ProviderFailure("client_error", type(exc).__name__) from exc
+
+
+def response_format(spec: ProviderSpec, name: str, schema: dict[str, Any]) -> Any:
+    if spec.response_format == "json_schema":
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": name, "schema": schema, "strict": False},
+        }
+    if spec.response_format == "json_object":
+        return {"type": "json_object"}
+    return openai.NOT_GIVEN
+
+
+class ProviderClient:
+    """A long-lived client per provider: building one costs ~50-100 ms (TLS context)."""
+
+    def __init__(self, spec: ProviderSpec, api_key: str) -> None:
+        self.spec = spec
+        self._client = openai.AsyncOpenAI(
+            base_url=spec.base_url, api_key=api_key, max_retries=0, timeout=spec.timeout_s
+        )
+
+    async def complete(
+        self, messages: list[dict[str, str]], *, schema_name: str, schema: dict[str, Any]
+    ) -> Completion:
+        """One attempt. Raises ProviderFailure on any technical failure."""
+        with translate_errors():
+            response = await self._client.chat.completions.create(
+                model=self.spec.model,
+                messages=messages,  # type: ignore[arg-type]
+                temperature=0,
+                response_format=response_format(self.spec, schema_name, schema),
+            )
+        if not response.choices:
+            raise ProviderFailure("client_error", "response without choices")
+        choice = response.choices[0]
+        usage = response.usage
+        return Completion(
+            content=choice.message.content or "",
+            prompt_tokens=usage.prompt_tokens if usage else None,
+            completion_tokens=usage.completion_tokens if usage else None,
+            finish_reason=choice.finish_reason,
+        )
+
+    async def aclose(self) -> None:
+        await self._client.close()

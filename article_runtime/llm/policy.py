@@ -1,0 +1,221 @@
+"""The provider policy of spec 10, for any logical call.
+
+1. runtime_primary; 2. retry on the same provider only for authorized technical failures
+(timeout, connection error, 429 honouring Retry-After, 5xx), bounded, with backoff;
+3. runtime_fallback when those retries are exhausted or the answer is invalid; 4. the caller
+then takes the deterministic path (hygiene) or fails terminally (enrichment); 5. only certified
+cheap models (checked when the configuration loads); 6. never a second semantic try on the
+same model: an invalid answer moves on at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from article_runtime import contracts
+from article_runtime.llm.client import Completion, ProviderClient, ProviderFailure
+from article_runtime.llm.prompts import PromptSpec
+from article_runtime.llm.providers import CallProviders, ProviderConfig, ProviderSpec
+from article_runtime.llm.records import GenerationRecord, ValidationSummary
+from article_runtime.llm.render import Message, context_text
+from article_runtime.model.attempts import RETRYABLE, AttemptRecord, LogicalCall, Role
+from article_runtime.tokens import count_tokens
+
+T = TypeVar("T")
+ROLES: tuple[Role, Role] = ("runtime_primary", "runtime_fallback")
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict(Generic[T]):
+    """The caller's judgement of one answer: the value when valid, else a categorical reason."""
+
+    value: T | None
+    reason: str | None
+    summary: ValidationSummary
+    answer: Any  # the parsed answer (or raw text) for the trace
+
+
+Validator = Callable[[str, Role], Verdict[T]]
+
+
+@dataclass(slots=True)
+class CallOutcome(Generic[T]):
+    value: T | None
+    role: Role | None
+    attempts: list[AttemptRecord] = field(default_factory=list)
+
+    @property
+    def reason(self) -> str | None:
+        """Why no value: the last attempt's reason (None when a value came back)."""
+        if self.value is not None or not self.attempts:
+            return None
+        return self.attempts[-1].reason
+
+
+def backoff_s(spec: ProviderSpec, retry: int, retry_after_s: float | None) -> float | None:
+    """Seconds before technical retry number ``retry`` (1-based); None: don't retry here."""
+    if retry_after_s is not None:
+        return retry_after_s if retry_after_s <= spec.max_retry_after_s else None
+    return min(spec.backoff_s * 2.0 ** (retry - 1), spec.max_backoff_s)
+
+
+@dataclass
+class LLMRuntime:
+    """Providers, one long-lived client per provider, a trace sink and a sleep (for tests)."""
+
+    providers: ProviderConfig
+    record: Callable[[GenerationRecord], None] = lambda _generation: None
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+    _clients: dict[ProviderSpec, ProviderClient] = field(default_factory=dict)
+
+    def client(self, spec: ProviderSpec) -> ProviderClient:
+        if spec not in self._clients:
+            self._clients[spec] = ProviderClient(spec, self.providers.api_key(spec))
+        return self._clients[spec]
+
+    async def aclose(self) -> None:
+        for client in self._clients.values():
+            await client.aclose()
+        self._clients.clear()
+
+    async def call(
+        self,
+        call: LogicalCall,
+        prompt: PromptSpec,
+        messages: list[Message],
+        validate: Validator[T],
+    ) -> CallOutcome[T]:
+        """Primary, technical retries, fallback; every attempt recorded and traced."""
+        providers = self.providers.for_call(call)
+        if providers is None:
+            return CallOutcome(None, None, [])
+        return await _run(self, call, prompt, providers, messages, validate)
+
+
+async def _run(
+    rt: LLMRuntime,
+    call: LogicalCall,
+    prompt: PromptSpec,
+    providers: CallProviders,
+    messages: list[Message],
+    validate: Validator[T],
+) -> CallOutcome[T]:
+    outcome: CallOutcome[T] = CallOutcome(None, None)
+    schema = contracts.load_schema(prompt.output_schema)
+    context_tokens = count_tokens(context_text(messages))
+    for role in ROLES:
+        spec: ProviderSpec = getattr(providers, role)
+        for attempt in range(1, spec.max_retries + 2):
+            started = time.perf_counter()
+            try:
+                completion = await rt.client(spec).complete(
+                    messages, schema_name=prompt.name, schema=schema
+                )
+            except ProviderFailure as failure:
+                record = _attempt(call, role, spec, attempt, started, failure=failure)
+                outcome.attempts.append(record)
+                _trace(rt, prompt, messages, context_tokens, record, None, ValidationSummary())
+                wait = backoff_s(spec, attempt, failure.retry_after_s)
+                if failure.outcome not in RETRYABLE or attempt > spec.max_retries or wait is None:
+                    break  # technical retries exhausted (or not allowed): next role
+                await rt.sleep(wait)
+                continue
+            verdict = validate(completion.content, role)
+            record = _attempt(
+                call,
+                role,
+                spec,
+                attempt,
+                started,
+                completion=completion,
+                context_tokens=context_tokens,
+                verdict=verdict,
+            )
+            outcome.attempts.append(record)
+            _trace(rt, prompt, messages, context_tokens, record, verdict.answer, verdict.summary)
+            if verdict.value is not None:
+                outcome.value, outcome.role = verdict.value, role
+                return outcome
+            break  # invalid answer: never ask the same model again (spec 10.6)
+    return outcome
+
+
+def _attempt(
+    call: LogicalCall,
+    role: Role,
+    spec: ProviderSpec,
+    attempt: int,
+    started: float,
+    *,
+    failure: ProviderFailure | None = None,
+    completion: Completion | None = None,
+    context_tokens: int = 0,
+    verdict: Verdict[Any] | None = None,
+) -> AttemptRecord:
+    latency_ms = round((time.perf_counter() - started) * 1000, 2)
+    common: dict[str, Any] = {
+        "call": call,
+        "role": role,
+        "provider": spec.label,
+        "model": spec.model,
+        "attempt": attempt,
+        "latency_ms": latency_ms,
+    }
+    if failure is not None:
+        return AttemptRecord(
+            **common,
+            outcome=failure.outcome,
+            reason=failure.outcome,
+            http_status=failure.http_status,
+            retry_after_s=failure.retry_after_s,
+        )
+    assert completion is not None and verdict is not None
+    # Providers that report no usage are counted with our tokenizer, so cost is never zero.
+    prompt_tokens = completion.prompt_tokens
+    if prompt_tokens is None:
+        prompt_tokens = context_tokens
+    completion_tokens = completion.completion_tokens
+    if completion_tokens is None:
+        completion_tokens = count_tokens(completion.content)
+    return AttemptRecord(
+        **common,
+        outcome="ok" if verdict.value is not None else "invalid",
+        reason=verdict.reason,
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
+        cost_usd=round(spec.cost(prompt_tokens, completion_tokens), 8),
+    )
+
+
+def _trace(
+    rt: LLMRuntime,
+    prompt: PromptSpec,
+    messages: list[Message],
+    context_tokens: int,
+    record: AttemptRecord,
+    answer: Any,
+    summary: ValidationSummary,
+) -> None:
+    """Tracing must never fail a call: the sink swallows its own errors, and so do we."""
+    try:
+        rt.record(
+            GenerationRecord(
+                prompt_name=prompt.name,
+                prompt_version=prompt.version,
+                prompt_hash=prompt.sha256,
+                schema_version=prompt.schema_version,
+                attempt=record,
+                context=messages,
+                context_tokens=context_tokens,
+                answer=answer,
+                validation=summary,
+                is_retry=record.attempt > 1,
+                is_fallback=record.role == "runtime_fallback",
+            )
+        )
+    except Exception:  # a trace sink's bug must not lose an article
+        return

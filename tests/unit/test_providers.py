@@ -1,0 +1,76 @@
+"""Provider configuration: shape, certified cheap models, keys from the environment only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from article_runtime.errors import ContractError
+from article_runtime.llm.client import retry_after
+from article_runtime.llm.providers import PROVIDERS_ENV, load_providers, parse_providers
+from tests.llm_support import PRIMARY_KEY, providers_yaml
+
+ENV = {"TEST_PRIMARY_KEY": PRIMARY_KEY, "TEST_FALLBACK_KEY": "sk-other-1234567890"}
+
+
+def test_valid_configuration_loads() -> None:
+    config = parse_providers(providers_yaml("http://127.0.0.1:1/v1"), environ=ENV)
+    hygiene = config.for_call("article_content_hygiene")
+    assert hygiene is not None and hygiene.runtime_primary.model == "gpt-4.1-mini"
+    assert hygiene.runtime_primary.cost(1_000_000, 0) == pytest.approx(0.4)
+
+
+def _broken(**changes: Any) -> dict[str, Any]:
+    data = providers_yaml("http://127.0.0.1:1/v1")
+    data["article_content_hygiene"]["runtime_fallback"].update(changes)
+    return data
+
+
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        (_broken(model="gpt-4.1"), "uncertified_model"),
+        (_broken(api_key_env="NOT_SET_ANYWHERE"), "missing_api_key"),
+        (_broken(api_key="sk-inline-secret"), "malformed_providers"),
+        (_broken(model="gpt-4.1-mini"), "fallback_same_as_primary"),
+        ({"article_content_hygiene": {"runtime_primary": {}}}, "malformed_providers"),
+        ({"summarize_everything": {}}, "unknown_prompt"),
+        (["not", "a", "mapping"], "malformed_providers"),
+    ],
+)
+def test_bad_configuration_is_refused_at_start(data: Any, reason: str) -> None:
+    with pytest.raises(ContractError) as err:
+        parse_providers(data, environ=ENV)
+    assert err.value.reason == reason
+    assert PRIMARY_KEY not in str(err.value)
+
+
+def test_configuration_comes_from_flag_or_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "providers.yaml"
+    path.write_text(yaml.safe_dump(providers_yaml("http://127.0.0.1:1/v1")))
+    for name, value in ENV.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv(PROVIDERS_ENV, raising=False)
+    assert load_providers(None) is None
+    assert load_providers(str(path)) is not None
+    monkeypatch.setenv(PROVIDERS_ENV, str(path))
+    assert load_providers(None) is not None
+
+
+@pytest.mark.parametrize(
+    ("headers", "seconds"),
+    [
+        ({"retry-after": "3"}, 3.0),
+        ({"retry-after-ms": "250"}, 0.25),
+        ({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}, 0.0),
+        ({"retry-after": "soon"}, None),
+        ({}, None),
+    ],
+)
+def test_retry_after_header_forms(headers: dict[str, str], seconds: float | None) -> None:
+    assert retry_after(headers) == seconds
