@@ -15,6 +15,8 @@ SCHEMA_DIR = Path(__file__).resolve().parents[1] / "schemas" / "json"
 
 HYGIENE_INPUT = "article_content_hygiene.input"
 HYGIENE_OUTPUT = "article_content_hygiene.output"
+ENRICHMENT_INPUT = "article_sentiment_tags.input"
+ENRICHMENT_OUTPUT = "article_sentiment_tags.output"
 
 
 @cache

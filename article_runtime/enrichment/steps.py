@@ -1,0 +1,166 @@
+"""The enrichment harness's validations (spec 9.4), in order, each failing with a category.
+
+Every step is a pure check of what the earlier ones established; the first failure stops the
+run and invalidates the whole answer (the caller falls back). Reason codes:
+
+    json_parseable   invalid_json
+    schema_valid     schema_violation (also any extra field, e.g. a body or a summary)
+    sentiment_enum   invalid_sentiment
+    tag_cardinality  too_few_tags, too_many_tags
+    duplicate_tags   duplicate_tag
+    evidence_ids     unknown_evidence_id
+    tag_language     tag_script_mismatch, tag_not_grounded
+    no_body_text     tag_is_body_text
+
+The schema's sentiment enum and tag count are left to their own steps, so an answer that
+breaks only those gets the precise reason rather than a generic ``schema_violation``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, get_args
+
+import jsonschema
+from pydantic import ValidationError
+
+from article_runtime import contracts
+from article_runtime.enrichment.model import EnrichmentInput, EnrichmentProposal, Sentiment, Tag
+from article_runtime.enrichment.tag_language import foreign_scripts, is_grounded
+from article_runtime.harness.steps import StepFailure
+from article_runtime.text import words
+from article_runtime.text.collation import collation_key, same_text
+from article_runtime.text.scripts import letter_scripts
+
+SENTIMENTS: tuple[str, ...] = get_args(Sentiment)
+MIN_TAGS = 3
+MAX_TAGS = 8
+MAX_TAG_WORDS = 6  # longer is a phrase lifted from the body, not a tag
+
+# (path, keyword) of schema rules that a later step checks with its own reason.
+_DEFERRED = frozenset({("sentiment", "enum"), ("tags", "minItems"), ("tags", "maxItems")})
+
+
+@dataclass
+class Run:
+    """What the steps establish, in order."""
+
+    inp: EnrichmentInput
+    raw: str | bytes | Mapping[str, Any]
+    data: Any = None
+    sentiment: str = ""
+    tags: list[Tag] = field(default_factory=list)
+    proposal: EnrichmentProposal | None = None
+
+    @cached_property
+    def texts(self) -> dict[str, str]:
+        return {b.id: b.text for b in self.inp.blocks}
+
+    @property
+    def language(self) -> str | None:
+        return self.inp.language
+
+
+def json_parseable(run: Run) -> None:
+    if isinstance(run.raw, Mapping):
+        run.data = dict(run.raw)
+        return
+    try:
+        run.data = json.loads(run.raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise StepFailure("invalid_json", str(exc)[:200]) from exc
+
+
+def _where(error: jsonschema.ValidationError) -> str:
+    return "/".join(str(p) for p in error.absolute_path) or "(root)"
+
+
+def schema_valid(run: Run) -> None:
+    errors = [
+        e
+        for e in contracts.validator(contracts.ENRICHMENT_OUTPUT).iter_errors(run.data)
+        if (_where(e), e.validator) not in _DEFERRED
+    ]
+    error = jsonschema.exceptions.best_match(errors)
+    if error is not None:
+        raise StepFailure("schema_violation", f"{_where(error)}: {error.message}"[:300])
+    try:
+        run.tags = [Tag.model_validate(item) for item in run.data["tags"]]
+    except ValidationError as exc:  # the schema and the model disagree: a contract bug
+        raise StepFailure("schema_violation", str(exc)[:300]) from exc
+    run.sentiment = run.data["sentiment"]
+
+
+def sentiment_enum(run: Run) -> None:
+    if run.sentiment not in SENTIMENTS:
+        raise StepFailure("invalid_sentiment", run.sentiment[:60])
+
+
+def tag_cardinality(run: Run) -> None:
+    count = len(run.tags)
+    if count < MIN_TAGS:
+        raise StepFailure("too_few_tags", f"{count} < {MIN_TAGS}")
+    if count > MAX_TAGS:
+        raise StepFailure("too_many_tags", f"{count} > {MAX_TAGS}")
+    try:
+        run.proposal = EnrichmentProposal.model_validate(
+            {"sentiment": run.sentiment, "tags": run.tags}
+        )
+    except ValidationError as exc:  # the schema and the model disagree: a contract bug
+        raise StepFailure("schema_violation", str(exc)[:300]) from exc
+
+
+def duplicate_tags(run: Run) -> None:
+    seen: dict[bytes, str] = {}
+    for tag in run.tags:
+        key = collation_key(tag.tag, run.language, ignore_punctuation=True)
+        if key in seen:
+            raise StepFailure("duplicate_tag", f"{seen[key]!r} = {tag.tag!r}")
+        seen[key] = tag.tag
+
+
+def evidence_ids(run: Run) -> None:
+    for tag in run.tags:
+        for block_id in tag.evidence_block_ids:
+            if block_id not in run.texts:
+                raise StepFailure("unknown_evidence_id", block_id)
+
+
+def tag_language(run: Run) -> None:
+    body_scripts = letter_scripts("\n".join(run.texts.values()))
+    for tag in run.tags:
+        foreign = foreign_scripts(tag.tag, body_scripts)
+        if foreign:
+            raise StepFailure("tag_script_mismatch", f"{tag.tag!r}: {', '.join(sorted(foreign))}")
+    for tag in run.tags:
+        evidence = [run.texts[i] for i in tag.evidence_block_ids]
+        if not is_grounded(tag.tag, evidence, run.language):
+            raise StepFailure("tag_not_grounded", f"{tag.tag!r} in {tag.evidence_block_ids}")
+
+
+def no_body_text(run: Run) -> None:
+    locale = run.language or "root"
+    for tag in run.tags:
+        count = len(words(tag.tag, locale))
+        if count > MAX_TAG_WORDS:
+            raise StepFailure("tag_is_body_text", f"{tag.tag!r}: {count} words > {MAX_TAG_WORDS}")
+        for block_id, text in run.texts.items():
+            if same_text(tag.tag, text, run.language):
+                raise StepFailure("tag_is_body_text", f"{tag.tag!r} is block {block_id}")
+
+
+Step = Callable[[Run], None]
+STEPS: tuple[Step, ...] = (
+    json_parseable,
+    schema_valid,
+    sentiment_enum,
+    tag_cardinality,
+    duplicate_tags,
+    evidence_ids,
+    tag_language,
+    no_body_text,
+)
+STEP_NAMES: tuple[str, ...] = tuple(step.__name__ for step in STEPS)

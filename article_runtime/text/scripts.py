@@ -1,0 +1,39 @@
+"""Writing systems of text, from Unicode properties through ICU (no per-language lists).
+
+``letter_scripts`` tells which scripts a text's letters use (Common and Inherited characters,
+such as digits, punctuation and combining marks, belong to none). ``is_unspaced`` flags words
+from scripts written without spaces between words (Han, kana, Thai...): their ICU word
+segments come from a dictionary and may cut a word differently out of context.
+"""
+
+from __future__ import annotations
+
+import icu
+
+_NEUTRAL_SCRIPTS = frozenset({icu.UScriptCode.COMMON, icu.UScriptCode.INHERITED})
+# Line_Break classes of characters that sit between letters with no space: ideographic (ID),
+# complex-context South-East Asian (SA), conditional Japanese starter (CJ, small kana).
+_UNSPACED_LINE_BREAK = frozenset({"ID", "SA", "CJ"})
+
+
+def letter_scripts(text: str) -> frozenset[str]:
+    """ISO 15924 codes (``Latn``, ``Hani``, ``Kana``...) of the scripts ``text`` is written in."""
+    scripts: set[str] = set()
+    for ch in set(text):
+        script = icu.Script.getScript(ch)
+        if script.getScriptCode() not in _NEUTRAL_SCRIPTS:
+            scripts.add(str(script.getShortName()))
+    return frozenset(scripts)
+
+
+def _line_break_class(ch: str) -> str:
+    prop = icu.UProperty.LINE_BREAK
+    value = icu.Char.getIntPropertyValue(ch, prop)
+    return str(
+        icu.Char.getPropertyValueName(prop, value, icu.UPropertyNameChoice.SHORT_PROPERTY_NAME)
+    )
+
+
+def is_unspaced(word: str) -> bool:
+    """True when ``word`` has a character of a script written without word spaces."""
+    return any(_line_break_class(ch) in _UNSPACED_LINE_BREAK for ch in word)
