@@ -375,7 +375,8 @@ def test_unreachable_host_record_is_fast_and_flush_is_bounded() -> None:
     finally:
         tracer.shutdown()
 
-    assert statistics.median(timings) < 0.02
+    # Generous bounds (CI machines are noisy): a blocking export would cost the 1 s deadline.
+    assert statistics.median(timings) < 0.1
     assert flush_s < 3.0
 
 
