@@ -63,7 +63,8 @@ async def hygiene_article(
         result = run_hygiene_harness(candidates, content, source_html=raw, path=path, source=source)
         return Verdict(result.article, result.report.reason, summarize(result), _parsed(content))
 
-    outcome = await llm.call(HYGIENE, prompt, hygiene_messages(prompt, candidates), judge)
+    messages = hygiene_messages(prompt, candidates)
+    outcome = await llm.call(HYGIENE, prompt, messages, judge, trace_key=source)
     if outcome.value is None:
         return deterministic_article(candidates, raw, source=source, attempts=outcome.attempts)
     return outcome.value.model_copy(

@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from article_runtime.model.attempts import AttemptRecord, Usage
+
 Sentiment = Literal["positive", "negative", "neutral"]
 
 
@@ -42,3 +44,39 @@ class Tag(_Frozen):
 class EnrichmentProposal(_Frozen):
     sentiment: Sentiment
     tags: list[Tag] = Field(min_length=3, max_length=8)
+
+
+class PromptRef(_Frozen):
+    """Which prompt artefact produced an answer: name, version and file hash (spec 4)."""
+
+    name: str
+    version: str
+    sha256: str
+
+
+class EnrichedArticle(_Frozen):
+    """The enrichment topic's value: sentiment and tags for one article and one ECP entity."""
+
+    source: str
+    article_hash: str  # the assembled Markdown's hash: consumers join and deduplicate on it
+    entity: Entity
+    language: str | None
+    sentiment: Sentiment
+    tags: list[Tag]
+    path: Literal["primary", "fallback"]
+    prompt: PromptRef
+    attempts: list[AttemptRecord] = []
+    usage: Usage = Usage()
+
+
+class EnrichmentFailure(_Frozen):
+    """A terminal failure (spec 9.4): no provider, or primary and fallback both failed."""
+
+    source: str
+    article_hash: str
+    entity: Entity
+    terminal: Literal[True] = True
+    reason: str  # no_provider | no_text_blocks | primary_and_fallback_failed
+    last_reason: str | None = None  # the last attempt's reason, when there was one
+    attempts: list[AttemptRecord] = []
+    usage: Usage = Usage()

@@ -88,12 +88,20 @@ class LLMRuntime:
         prompt: PromptSpec,
         messages: list[Message],
         validate: Validator[T],
+        *,
+        trace_key: str | None = None,
     ) -> CallOutcome[T]:
-        """Primary, technical retries, fallback; every attempt recorded and traced."""
+        """Primary, technical retries, fallback; every attempt recorded and traced.
+
+        ``trace_key`` (the article ID) groups all attempts of one article in one trace.
+        """
         providers = self.providers.for_call(call)
         if providers is None:
             return CallOutcome(None, None, [])
-        return await _run(self, call, prompt, providers, messages, validate)
+        trace = _Trace(
+            self.record, prompt, messages, count_tokens(context_text(messages)), trace_key
+        )
+        return await _run(self, call, prompt, providers, messages, validate, trace)
 
 
 async def _run(
@@ -103,10 +111,10 @@ async def _run(
     providers: CallProviders,
     messages: list[Message],
     validate: Validator[T],
+    trace: _Trace,
 ) -> CallOutcome[T]:
     outcome: CallOutcome[T] = CallOutcome(None, None)
     schema = contracts.load_schema(prompt.output_schema)
-    context_tokens = count_tokens(context_text(messages))
     for role in ROLES:
         spec: ProviderSpec = getattr(providers, role)
         for attempt in range(1, spec.max_retries + 2):
@@ -118,7 +126,7 @@ async def _run(
             except ProviderFailure as failure:
                 record = _attempt(call, role, spec, attempt, started, failure=failure)
                 outcome.attempts.append(record)
-                _trace(rt, prompt, messages, context_tokens, record, None, ValidationSummary())
+                trace(record, None, ValidationSummary())
                 wait = backoff_s(spec, attempt, failure.retry_after_s)
                 if failure.outcome not in RETRYABLE or attempt > spec.max_retries or wait is None:
                     break  # technical retries exhausted (or not allowed): next role
@@ -132,11 +140,11 @@ async def _run(
                 attempt,
                 started,
                 completion=completion,
-                context_tokens=context_tokens,
+                context_tokens=trace.context_tokens,
                 verdict=verdict,
             )
             outcome.attempts.append(record)
-            _trace(rt, prompt, messages, context_tokens, record, verdict.answer, verdict.summary)
+            trace(record, verdict.answer, verdict.summary)
             if verdict.value is not None:
                 outcome.value, outcome.role = verdict.value, role
                 return outcome
@@ -191,31 +199,33 @@ def _attempt(
     )
 
 
-def _trace(
-    rt: LLMRuntime,
-    prompt: PromptSpec,
-    messages: list[Message],
-    context_tokens: int,
-    record: AttemptRecord,
-    answer: Any,
-    summary: ValidationSummary,
-) -> None:
-    """Tracing must never fail a call: the sink swallows its own errors, and so do we."""
-    try:
-        rt.record(
-            GenerationRecord(
-                prompt_name=prompt.name,
-                prompt_version=prompt.version,
-                prompt_hash=prompt.sha256,
-                schema_version=prompt.schema_version,
-                attempt=record,
-                context=messages,
-                context_tokens=context_tokens,
-                answer=answer,
-                validation=summary,
-                is_retry=record.attempt > 1,
-                is_fallback=record.role == "runtime_fallback",
+@dataclass(frozen=True, slots=True)
+class _Trace:
+    """Turns attempt records into generations for the sink; never lets the sink fail a call."""
+
+    sink: Callable[[GenerationRecord], None]
+    prompt: PromptSpec
+    messages: list[Message]
+    context_tokens: int
+    trace_key: str | None
+
+    def __call__(self, record: AttemptRecord, answer: Any, summary: ValidationSummary) -> None:
+        try:
+            self.sink(
+                GenerationRecord(
+                    prompt_name=self.prompt.name,
+                    prompt_version=self.prompt.version,
+                    prompt_hash=self.prompt.sha256,
+                    schema_version=self.prompt.schema_version,
+                    attempt=record,
+                    context=self.messages,
+                    context_tokens=self.context_tokens,
+                    answer=answer,
+                    validation=summary,
+                    is_retry=record.attempt > 1,
+                    is_fallback=record.role == "runtime_fallback",
+                    trace_key=self.trace_key,
+                )
             )
-        )
-    except Exception:  # a trace sink's bug must not lose an article
-        return
+        except Exception:  # a trace sink's bug must not lose an article
+            return

@@ -39,3 +39,4 @@ class GenerationRecord(_Frozen):
     validation: ValidationSummary = ValidationSummary()
     is_retry: bool = False
     is_fallback: bool = False
+    trace_key: str | None = None  # groups one article's attempts into one trace (article ID)

@@ -21,6 +21,7 @@ from article_runtime.tracing.generation import generation_fields
 from article_runtime.tracing.masking import Redactor, basic_auth_token, env_secrets
 
 if TYPE_CHECKING:
+    from langfuse.types import TraceContext
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SpanExporter
 
@@ -112,10 +113,17 @@ class LangfuseTracer:
                 model=fields.model,
                 usage_details=fields.usage_details,
                 cost_details=fields.cost_details,
+                trace_context=self._trace_context(generation.trace_key),
             )
             observation.end(end_time=started_ns + fields.latency_ns)
         except Exception as exc:
             self._swallow("record", exc)
+
+    def _trace_context(self, key: str | None) -> TraceContext | None:
+        """One trace per article: every attempt of its calls lands under the same trace ID."""
+        if key is None:
+            return None
+        return {"trace_id": self._client.create_trace_id(seed=key)}
 
     def flush(self) -> None:
         if self._closed:

@@ -472,3 +472,14 @@ def test_tracer_from_env_falls_back_when_the_sdk_fails(monkeypatch: pytest.Monke
     monkeypatch.setattr(tracing, "LangfuseTracer", broken)
 
     assert isinstance(tracing.tracer_from_env([], environ=KEYS), NullTracer)
+
+
+def test_attempts_of_one_article_share_one_trace(make_tracer: MakeTracer) -> None:
+    tracer, exporter = make_tracer()
+    tracer.record(generation(trace_key="article-42"))
+    tracer.record(generation(trace_key="article-42", is_retry=False))
+    tracer.record(generation(trace_key="article-43"))
+    first, second, other = exported(tracer, exporter)
+    assert first.context is not None and second.context is not None and other.context is not None
+    assert first.context.trace_id == second.context.trace_id
+    assert other.context.trace_id != first.context.trace_id

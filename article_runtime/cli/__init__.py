@@ -1,0 +1,69 @@
+"""``article-runtime``: the core from the command line.
+
+    article-runtime candidates FILE [--url URL]
+    article-runtime extract PATH... [--url URL] [--proposal FILE] [--providers FILE]
+                                    [--format markdown|json|jsonl]
+    article-runtime enrich ARTICLE.json --qid QID --name NAME [--identity TEXT]
+                                        [--providers FILE]
+
+Providers come from --providers or $ARTICLE_RUNTIME_PROVIDERS; API keys only from the
+environment variables the providers file names.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from article_runtime.cli import candidates, enrich, extract
+from article_runtime.errors import ArticleRuntimeError
+
+__all__ = ["build_parser", "main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="article-runtime",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    cand = sub.add_parser("candidates", help="print the candidate set of one page as JSON")
+    cand.add_argument("file")
+    cand.add_argument("--url", help="the ingestion URL of the page")
+    cand.set_defaults(func=candidates.run)
+
+    ext = sub.add_parser("extract", help="assemble articles from pages (.html, .html.gz, folders)")
+    ext.add_argument("paths", nargs="+")
+    ext.add_argument("--url", help="the ingestion URL (single input only)")
+    ext.add_argument(
+        "--proposal",
+        help="a recorded hygiene proposal (JSON) to judge; falls back to the deterministic path",
+    )
+    ext.add_argument("--providers", help="providers YAML (default: $ARTICLE_RUNTIME_PROVIDERS)")
+    ext.add_argument("--format", choices=("markdown", "json", "jsonl"))
+    ext.set_defaults(func=extract.run)
+
+    enr = sub.add_parser("enrich", help="sentiment towards an ECP entity and tags, for an article")
+    enr.add_argument("article", help="one article as printed by `extract --format json`")
+    enr.add_argument("--qid", required=True)
+    enr.add_argument("--name", required=True, help="the entity's canonical name")
+    enr.add_argument("--identity", help="minimal identity telling the entity apart")
+    enr.add_argument("--providers", help="providers YAML (default: $ARTICLE_RUNTIME_PROVIDERS)")
+    enr.set_defaults(func=enrich.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        code: int = args.func(args)
+    except ArticleRuntimeError as exc:
+        sys.stderr.write(f"error: {exc.reason}: {exc.detail}\n")
+        return 1
+    except OSError as exc:
+        sys.stderr.write(f"error: unreadable_input: {exc}\n")
+        return 1
+    return code

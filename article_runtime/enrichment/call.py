@@ -1,0 +1,86 @@
+"""The enrichment call end to end (spec 9): context, primary, fallback, or a terminal failure."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from article_runtime.enrichment.blocks import build_enrichment_input
+from article_runtime.enrichment.harness import validate_enrichment
+from article_runtime.enrichment.model import (
+    EnrichedArticle,
+    EnrichmentFailure,
+    EnrichmentInput,
+    EnrichmentProposal,
+    Entity,
+    PromptRef,
+)
+from article_runtime.errors import InputError
+from article_runtime.llm.policy import LLMRuntime, Validator, Verdict
+from article_runtime.llm.prompts import load_prompt
+from article_runtime.llm.records import ValidationSummary
+from article_runtime.llm.render import enrichment_messages
+from article_runtime.model import AssembledArticle, Usage
+from article_runtime.model.attempts import LogicalCall, Role
+
+ENRICHMENT: LogicalCall = "article_sentiment_tags"
+
+
+def _judge(inp: EnrichmentInput) -> Validator[EnrichmentProposal]:
+    def judge(content: str, _role: Role) -> Verdict[EnrichmentProposal]:
+        verdict = validate_enrichment(content, inp)
+        steps = {s.name: s.outcome for s in verdict.report.steps}
+        summary = ValidationSummary(
+            schema_valid=steps.get("schema_valid") == "passed",
+            grounding_valid=all(
+                steps.get(n) == "passed" for n in ("evidence_ids", "tag_language", "no_body_text")
+            ),
+            reason=verdict.report.reason,
+        )
+        try:
+            answer: Any = json.loads(content)
+        except ValueError:
+            answer = content[:2000]
+        return Verdict(verdict.proposal, verdict.report.reason, summary, answer)
+
+    return judge
+
+
+async def enrich_article(
+    article: AssembledArticle, entity: Entity, *, llm: LLMRuntime | None
+) -> EnrichedArticle | EnrichmentFailure:
+    """Sentiment towards ``entity`` and grounded tags; never raises for a bad answer."""
+    base = {"source": article.source, "article_hash": article.hashes.markdown, "entity": entity}
+    if llm is None or llm.providers.for_call(ENRICHMENT) is None:
+        return EnrichmentFailure(**base, reason="no_provider")
+    try:
+        inp = build_enrichment_input(article, entity)
+    except InputError as exc:
+        return EnrichmentFailure(**base, reason=exc.reason)
+    prompt = load_prompt(ENRICHMENT)
+    outcome = await llm.call(
+        ENRICHMENT,
+        prompt,
+        enrichment_messages(prompt, inp),
+        _judge(inp),
+        trace_key=f"{article.source}#{entity.qid}",
+    )
+    usage = Usage.of(outcome.attempts)
+    if outcome.value is None or outcome.role is None:
+        return EnrichmentFailure(
+            **base,
+            reason="primary_and_fallback_failed",
+            last_reason=outcome.reason,
+            attempts=outcome.attempts,
+            usage=usage,
+        )
+    return EnrichedArticle(
+        **base,
+        language=article.language,
+        sentiment=outcome.value.sentiment,
+        tags=outcome.value.tags,
+        path="primary" if outcome.role == "runtime_primary" else "fallback",
+        prompt=PromptRef(name=prompt.name, version=prompt.version, sha256=prompt.sha256),
+        attempts=outcome.attempts,
+        usage=usage,
+    )
