@@ -74,3 +74,11 @@ def test_configuration_comes_from_flag_or_environment(
 )
 def test_retry_after_header_forms(headers: dict[str, str], seconds: float | None) -> None:
     assert retry_after(headers) == seconds
+
+
+def test_the_documented_example_configuration_is_valid() -> None:
+    example = Path(__file__).resolve().parents[2] / "examples" / "providers.example.yaml"
+    config = parse_providers(
+        yaml.safe_load(example.read_text()), environ={"OPENAI_API_KEY": "sk-example-0000"}
+    )
+    assert set(config.calls) == {"article_content_hygiene", "article_sentiment_tags"}
