@@ -13,7 +13,7 @@ from selectolax.lexbor import LexborHTMLParser
 from article_runtime.candidates.decode import decode_html
 from article_runtime.candidates.depth import check_depth
 from article_runtime.candidates.extractors import vote
-from article_runtime.candidates.language import decide_language
+from article_runtime.candidates.language import MAX_SAMPLE_CHARS, decide_language
 from article_runtime.candidates.metadata import extract_metadata
 from article_runtime.candidates.prune import prune
 from article_runtime.candidates.segment import RawBlock, Segmentation, segment
@@ -25,8 +25,6 @@ from article_runtime.model.candidates import (
     ImageCandidate,
     LinkCandidate,
 )
-
-LANGUAGE_SAMPLE_CHARS = 2000
 
 
 def _number(blocks: Sequence[RawBlock]) -> tuple[list[Block], dict[int, str]]:
@@ -94,7 +92,7 @@ def _images(seg: Segmentation, ids: dict[int, str]) -> list[ImageCandidate]:
 
 def _language_sample(blocks: Sequence[RawBlock]) -> str:
     chosen = [b.text for b in blocks if b.extractors] or [b.text for b in blocks]
-    return " ".join(chosen)[:LANGUAGE_SAMPLE_CHARS]
+    return " ".join(chosen)[:MAX_SAMPLE_CHARS]
 
 
 def build_candidates(

@@ -14,10 +14,13 @@ from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser
 
-__all__ = ["article_objects", "jsonld_objects", "person_names", "texts"]
+__all__ = ["JSONLD_SCRIPTS", "article_objects", "jsonld_objects", "person_names", "texts"]
 
 _MAX_DEPTH = 12  # nesting beyond this is not metadata
 _MAX_OBJECTS = 500  # a page's structured data, bounded
+# Every script whose type could be JSON-LD (the exact type check follows): pages carry dozens
+# of other scripts whose attributes need not be read.
+JSONLD_SCRIPTS = "script[type*='ld+json' i]"
 
 # schema.org type names (vocabulary of the format, not of a language) that carry an article.
 _ARTICLE_SUFFIXES = ("Article", "Posting")
@@ -27,7 +30,7 @@ _ARTICLE_TYPES = frozenset({"Report", "Review", "LiveBlogPosting", "Recipe", "Ho
 def jsonld_objects(tree: LexborHTMLParser) -> list[dict[str, Any]]:
     """Every typed object in the page's JSON-LD, in document order, flattened."""
     found: list[dict[str, Any]] = []
-    for script in tree.css("script"):
+    for script in tree.css(JSONLD_SCRIPTS):
         kind = (script.attributes.get("type") or "").strip().lower()
         if kind != "application/ld+json":
             continue

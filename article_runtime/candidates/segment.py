@@ -8,7 +8,7 @@ text lands in exactly one block, including text sitting directly in a ``div``, s
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, NamedTuple
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
@@ -44,6 +44,8 @@ _SKIP = frozenset(
         "meter",
         "progress",
         "map",
+        "rt",  # ruby annotations (pronunciation), not article text
+        "rp",
     ]
 )
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
@@ -147,6 +149,9 @@ _LISTS = frozenset({"ul", "ol", "menu"})
 _BOILER_TAGS = frozenset({"nav", "aside", "menu"})
 _BOILER_ROLES = frozenset({"navigation", "contentinfo", "banner", "search", "menu", "menubar"})
 _SECTIONING = frozenset({"article", "main", "section"})
+# What an element's start asks of the walk: skip its subtree, walk its children, or also
+# close a block frame or a link at its end.
+_Opens = Literal["skip", "children", "frame", "link"]
 _NESTED_IN_TABLE = "table, div, p, ul, ol, h1, h2, h3, h4, h5, h6, blockquote, section, article"
 
 
@@ -168,16 +173,14 @@ class RawBlock:
     extractors: list[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True, slots=True)
-class RawLink:
+class RawLink(NamedTuple):  # built hundreds of times a page: 1.6 µs cheaper than a dataclass
     text: str
     href: str
     block: int
     start: int
 
 
-@dataclass(frozen=True, slots=True)
-class RawImage:
+class RawImage(NamedTuple):
     src: str
     alt: str
     caption: str
@@ -212,7 +215,8 @@ def _hidden(attrs: dict[str, Any], depth: int) -> bool:
     server renderers park the real content there until a script reveals it."""
     if "hidden" in attrs and depth != 1:
         return True
-    if (attrs.get("aria-hidden") or "").strip().lower() == "true":
+    aria = attrs.get("aria-hidden")
+    if aria and aria.strip().lower() == "true":
         return True
     style = attrs.get("style")
     if style:
@@ -245,6 +249,7 @@ class _Walker:
         self.next_container = 0
         self.next_list = 0
         self.headings: list[tuple[int, int]] = []  # (level, block index) of open sections
+        self.frames = [_Frame("paragraph", self._new_container(None), False, False)]
 
     def _new_container(self, parent: int | None) -> int:
         self.next_container += 1
@@ -268,15 +273,9 @@ class _Walker:
     ) -> None:
         index = len(self.blocks)
         level = frame.level if kind == "heading" else None
+        section = self._section_for(level)
         block = RawBlock(
-            index=index,
-            type=kind,
-            text=text,
-            container=frame.container,
-            boiler=frame.boiler,
-            level=level,
-            rows=rows,
-            section=self._section_for(level),
+            index, kind, text, frame.container, frame.boiler, level, rows=rows, section=section
         )
         if kind == "list_item":
             block.list_key, block.ordered = frame.list_key, frame.ordered
@@ -288,9 +287,10 @@ class _Walker:
         self.blocks.append(block)
 
     def flush(self, frame: _Frame) -> None:
+        if not self.buf.length:
+            return  # nothing since the last block: taking would change nothing
         text, spans = self.buf.take()
-        if text:
-            self.emit(frame, frame.kind, text, spans=spans)
+        self.emit(frame, frame.kind, text, spans=spans)
 
     def image(self, frame: _Frame, attrs: dict[str, Any]) -> None:
         if frame.boiler:
@@ -314,10 +314,10 @@ class _Walker:
             up.caption,
             up.sectioning or tag in _SECTIONING,
         )
-        role = (attrs.get("role") or "").strip().lower()
+        role = attrs.get("role")
         if (
             tag in _BOILER_TAGS
-            or role in _BOILER_ROLES
+            or (role and role.strip().lower() in _BOILER_ROLES)
             or (tag in {"header", "footer"} and not up.sectioning)
         ):
             frame.boiler = True
@@ -343,67 +343,78 @@ class _Walker:
             frame.caption = " ".join(caption.text(deep=True).split()) if caption else ""
         return frame
 
+    def start(self, node: LexborNode, tag: str | None, depth: int) -> _Opens:
+        """Handle an element's start tag; say what its end tag will close."""
+        if tag is None or tag.startswith("-") or tag in _SKIP:
+            return "skip"
+        if depth > MAX_DEPTH:
+            raise InputError("html_too_deep", f"element nested {depth} levels deep")
+        attrs = node.attributes
+        if _hidden(attrs, depth):
+            return "skip"
+        frame = self.frames[-1]
+        if tag == "br":
+            if frame.flow:
+                self.buf.space()
+            else:
+                self.flush(frame)
+            return "skip"
+        if tag == "img":
+            self.image(frame, attrs)
+            return "skip"
+        if tag == "pre" or (tag == "table" and not frame.boiler):
+            rows = _data_table(node) if tag == "table" else None
+            if tag == "pre" or rows is not None:
+                self.flush(frame)
+                if tag == "pre":
+                    text = (node.text(deep=True) or "").strip()
+                    if text:
+                        self.emit(frame, "code", text)
+                elif rows:
+                    text = " ".join(" ".join(c for c in row if c) for row in rows)
+                    self.emit(frame, "table", " ".join(text.split()), rows=rows)
+                return "skip"
+        if tag in _BLOCK or "-" in tag:
+            self.flush(frame)
+            self.frames.append(self.child_frame(node, tag, attrs, frame))
+            return "frame"
+        if tag == "a":
+            href = absolute_url(attrs.get("href"), self.base)
+            if href is not None:
+                self.buf.open_link(href)
+                return "link"
+        return "children"
+
+    def end(self, opened: _Opens) -> None:
+        if opened == "link":
+            self.buf.close_link()
+        else:
+            self.flush(self.frames.pop())
+
     def walk(self, root: LexborNode) -> None:
-        body = _Frame("paragraph", self._new_container(None), False, False)
-        frames = [body]
+        body = self.frames[0]
         stack: list[tuple[LexborNode, int, bool]] = [(root, 0, False)]
         while stack:
             node, depth, leaving = stack.pop()
             tag = node.tag
             if leaving:
-                if tag == "a":
-                    self.buf.close_link()
-                else:
-                    self.flush(frames.pop())
+                self.end("link" if tag == "a" else "frame")
                 continue
             if tag == "-text":
-                self.buf.add(node.text_content or "")
-                continue
-            if tag is None or tag.startswith("-") or tag in _SKIP:
-                continue
-            if depth > MAX_DEPTH:
-                raise InputError("html_too_deep", f"element nested {depth} levels deep")
-            attrs = node.attributes
-            if _hidden(attrs, depth):
-                continue
-            frame = frames[-1]
-            if tag == "br":
-                if frame.flow:
+                if node.is_empty_text_node:  # indentation between tags: most text nodes
                     self.buf.space()
                 else:
-                    self.flush(frame)
+                    self.buf.add(node.text_content or "")
                 continue
-            if tag == "img":
-                self.image(frame, attrs)
+            opens = self.start(node, tag, depth)
+            if opens == "skip":
                 continue
-            if tag == "pre" or (tag == "table" and not frame.boiler):
-                rows = _data_table(node) if tag == "table" else None
-                if tag == "pre" or rows is not None:
-                    self.flush(frame)
-                    if tag == "pre":
-                        text = (node.text(deep=True) or "").strip()
-                        if text:
-                            self.emit(frame, "code", text)
-                    elif rows:
-                        text = " ".join(" ".join(c for c in row if c) for row in rows)
-                        self.emit(frame, "table", " ".join(text.split()), rows=rows)
-                    continue
-            block = tag in _BLOCK or "-" in tag
-            if block:
-                self.flush(frame)
-                frames.append(self.child_frame(node, tag, attrs, frame))
+            if opens != "children":
                 stack.append((node, depth, True))
-            elif tag == "a":
-                href = absolute_url(attrs.get("href"), self.base)
-                if href is not None:
-                    self.buf.open_link(href)
-                    stack.append((node, depth, True))
-            children: list[LexborNode] = []
-            child = node.child
+            child = node.last_child
             while child is not None:
-                children.append(child)
-                child = child.next
-            stack.extend((c, depth + 1, False) for c in reversed(children))
+                stack.append((child, depth + 1, False))
+                child = child.prev
         self.flush(body)
 
 

@@ -31,19 +31,18 @@ class TextBuffer:
 
     def add(self, chunk: str) -> None:
         """Append raw text; runs of whitespace become one space, ends are trimmed later."""
-        if not chunk:
+        words = chunk.split()
+        if not words:
+            self.need_space = self.need_space or bool(chunk)
             return
-        if chunk[0].isspace():
-            self.need_space = True
-        for word in chunk.split():
-            if self.need_space and self.length:
-                self.parts.append(" ")
-                self.length += 1
-            if self.link_href is not None and self.link_start is None:
-                self.link_start = self.length
-            self.parts.append(word)
-            self.length += len(word)
-            self.need_space = True
+        if (self.need_space or chunk[0].isspace()) and self.length:
+            self.parts.append(" ")
+            self.length += 1
+        if self.link_href is not None and self.link_start is None:
+            self.link_start = self.length
+        text = " ".join(words)
+        self.parts.append(text)
+        self.length += len(text)
         self.need_space = chunk[-1].isspace()
 
     def space(self) -> None:

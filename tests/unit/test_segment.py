@@ -89,6 +89,17 @@ def test_hidden_script_and_controls_are_skipped() -> None:
     assert [b.text for b in s.blocks] == ["kept", "h"]
 
 
+def test_ruby_annotations_are_not_text() -> None:
+    # <rt> is the reading of the base text, <rp> the fallback parentheses: neither is prose.
+    s = seg(
+        "<p><ruby>子<rp>(</rp><rt>こ</rt><rp>)</rp></ruby>どもへの"
+        "<ruby>体罰<rt>たいばつ</rt></ruby>を<a href='/k'><ruby>禁止<rt>きんし</rt></ruby></a>"
+        "する</p><p><ruby>漢<rb>字</rb><rt>かん</rt><rt>じ</rt></ruby></p>"
+    )
+    assert [b.text for b in s.blocks] == ["子どもへの体罰を禁止する", "漢字"]
+    assert [(k.text, k.start) for k in s.links] == [("禁止", 8)]
+
+
 def test_link_offsets_after_emoji_and_accents() -> None:
     s = seg("<p>Olá 😀 <b>ação</b>  <a href='/x'>the  link</a>, then <a href='y'>y</a></p>")
     block = s.blocks[0]
