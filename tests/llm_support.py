@@ -20,7 +20,7 @@ T = TypeVar("T")
 
 
 def providers_yaml(
-    base_url: str, *, timeout_s: float = 0.5, max_retries: int = 2
+    base_url: str, *, timeout_s: float = 3.0, max_retries: int = 2
 ) -> dict[str, Any]:
     def provider(model: str, key_env: str) -> dict[str, Any]:
         return {

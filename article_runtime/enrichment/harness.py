@@ -13,8 +13,8 @@ from typing import Any
 
 from article_runtime.enrichment.model import EnrichmentInput, EnrichmentProposal
 from article_runtime.enrichment.steps import STEPS, Run
-from article_runtime.harness.steps import StepFailure
-from article_runtime.model import HarnessReport, StepOutcome
+from article_runtime.harness.runner import run_steps
+from article_runtime.model import HarnessReport
 
 __all__ = ["EnrichmentVerdict", "validate_enrichment"]
 
@@ -30,29 +30,5 @@ def validate_enrichment(
 ) -> EnrichmentVerdict:
     """Run the steps in order over ``raw`` (the model's answer) for the context ``inp``."""
     run = Run(inp, raw)
-    outcomes: list[StepOutcome] = []
-    failure: StepFailure | None = None
-    for number, step in enumerate(STEPS, start=1):
-        name = step.__name__
-        if failure is not None:
-            outcomes.append(StepOutcome(step=number, name=name, outcome="skipped"))
-            continue
-        try:
-            step(run)
-        except StepFailure as exc:
-            failure = exc
-            outcomes.append(
-                StepOutcome(
-                    step=number,
-                    name=name,
-                    outcome="failed",
-                    reason=exc.reason,
-                    detail=exc.detail or None,
-                )
-            )
-            continue
-        outcomes.append(StepOutcome(step=number, name=name, outcome="passed"))
-    report = HarnessReport(
-        valid=failure is None, reason=failure.reason if failure else None, steps=outcomes
-    )
-    return EnrichmentVerdict(report, run.proposal if failure is None else None)
+    report = run_steps(STEPS, run)
+    return EnrichmentVerdict(report, run.proposal if report.valid else None)

@@ -4,18 +4,15 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from article_runtime.model.attempts import AttemptRecord, Usage
+from article_runtime.model.base import Frozen
 
 Sentiment = Literal["positive", "negative", "neutral"]
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class Entity(_Frozen):
+class Entity(Frozen):
     """Only the ECP entity's minimal identity: never the full ECP record (spec 5.2)."""
 
     qid: str
@@ -23,12 +20,12 @@ class Entity(_Frozen):
     identity: str | None = None
 
 
-class EvidenceBlock(_Frozen):
+class EvidenceBlock(Frozen):
     id: str
     text: str
 
 
-class EnrichmentInput(_Frozen):
+class EnrichmentInput(Frozen):
     title: str
     subtitle: str | None
     language: str | None
@@ -36,17 +33,17 @@ class EnrichmentInput(_Frozen):
     blocks: list[EvidenceBlock]
 
 
-class Tag(_Frozen):
+class Tag(Frozen):
     tag: str = Field(min_length=1, max_length=60)
     evidence_block_ids: list[str] = Field(min_length=1, max_length=5)
 
 
-class EnrichmentProposal(_Frozen):
+class EnrichmentProposal(Frozen):
     sentiment: Sentiment
     tags: list[Tag] = Field(min_length=3, max_length=8)
 
 
-class PromptRef(_Frozen):
+class PromptRef(Frozen):
     """Which prompt artefact produced an answer: name, version and file hash (spec 4)."""
 
     name: str
@@ -54,7 +51,7 @@ class PromptRef(_Frozen):
     sha256: str
 
 
-class EnrichedArticle(_Frozen):
+class EnrichedArticle(Frozen):
     """The enrichment topic's value: sentiment and tags for one article and one ECP entity."""
 
     source: str
@@ -65,11 +62,11 @@ class EnrichedArticle(_Frozen):
     tags: list[Tag]
     path: Literal["primary", "fallback"]
     prompt: PromptRef
-    attempts: list[AttemptRecord] = []
+    attempts: list[AttemptRecord] = Field(default_factory=list)
     usage: Usage = Usage()
 
 
-class EnrichmentFailure(_Frozen):
+class EnrichmentFailure(Frozen):
     """A terminal failure (spec 9.4): no provider, or primary and fallback both failed."""
 
     source: str
@@ -78,5 +75,5 @@ class EnrichmentFailure(_Frozen):
     terminal: Literal[True] = True
     reason: str  # no_provider | no_text_blocks | primary_and_fallback_failed
     last_reason: str | None = None  # the last attempt's reason, when there was one
-    attempts: list[AttemptRecord] = []
+    attempts: list[AttemptRecord] = Field(default_factory=list)
     usage: Usage = Usage()

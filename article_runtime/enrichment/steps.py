@@ -18,7 +18,6 @@ breaks only those gets the precise reason rather than a generic ``schema_violati
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -30,7 +29,7 @@ from pydantic import ValidationError
 from article_runtime import contracts
 from article_runtime.enrichment.model import EnrichmentInput, EnrichmentProposal, Sentiment, Tag
 from article_runtime.enrichment.tag_language import foreign_scripts, is_grounded
-from article_runtime.harness.steps import StepFailure
+from article_runtime.harness.runner import StepFailure, parse_json
 from article_runtime.text import words
 from article_runtime.text.collation import collation_key, same_text
 from article_runtime.text.scripts import letter_scripts
@@ -65,13 +64,7 @@ class Run:
 
 
 def json_parseable(run: Run) -> None:
-    if isinstance(run.raw, Mapping):
-        run.data = dict(run.raw)
-        return
-    try:
-        run.data = json.loads(run.raw)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise StepFailure("invalid_json", str(exc)[:200]) from exc
+    run.data = parse_json(run.raw)
 
 
 def _where(error: jsonschema.ValidationError) -> str:

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from article_runtime.harness.repairs import ReviewedRepair
-from article_runtime.harness.steps import STEP_NAMES, STEPS, Run, StepFailure
+from article_runtime.harness.runner import run_steps
+from article_runtime.harness.steps import STEPS, Run
 from article_runtime.hashing import model_hash, sha256_hex
 from article_runtime.model import (
     AssembledArticle,
@@ -17,7 +18,6 @@ from article_runtime.model import (
     HygieneProposal,
     RepairDecision,
     RepairLog,
-    StepOutcome,
 )
 from article_runtime.model.article import Path
 
@@ -45,33 +45,7 @@ def validate(
 ) -> tuple[Run, HarnessReport]:
     """Steps 1-10 in order; stops at the first failure."""
     run = Run(candidates, proposal)
-    outcomes: list[StepOutcome] = []
-    failure: StepFailure | None = None
-    for number, (name, step) in enumerate(zip(STEP_NAMES, STEPS, strict=True), start=1):
-        if failure is not None:
-            outcomes.append(StepOutcome(step=number, name=name, outcome="skipped"))
-            continue
-        try:
-            step(run)
-        except StepFailure as exc:
-            failure = exc
-            outcomes.append(
-                StepOutcome(
-                    step=number,
-                    name=name,
-                    outcome="failed",
-                    reason=exc.reason,
-                    detail=exc.detail or None,
-                )
-            )
-            continue
-        outcomes.append(
-            StepOutcome(step=number, name=name, outcome="passed", detail=run.notes.get(number))
-        )
-    report = HarnessReport(
-        valid=failure is None, reason=failure.reason if failure else None, steps=outcomes
-    )
-    return run, report
+    return run, run_steps(STEPS, run, run.notes)
 
 
 def run_hygiene_harness(

@@ -10,7 +10,6 @@ replacement brings in a URL.
 from __future__ import annotations
 
 import itertools
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -23,33 +22,12 @@ from article_runtime import contracts
 from article_runtime.harness.assemble import Assembly, assemble, link_boundaries
 from article_runtime.harness.grounding import check_grounding
 from article_runtime.harness.repairs import ReviewedRepair, apply_repairs, review_repairs
+from article_runtime.harness.runner import StepFailure, parse_json
 from article_runtime.model import CandidateSet, HygieneProposal
 from article_runtime.text import count_words
 
-STEP_NAMES: tuple[str, ...] = (
-    "json_parseable",
-    "schema_valid",
-    "metadata_ids",
-    "block_ids",
-    "canonical_order",
-    "links_and_images",
-    "repairs",
-    "assembly",
-    "grounding",
-    "content_minimum",
-)
-
 MIN_BODY_WORDS = 15
 TARGET_NOT_KEPT = "target_not_kept"
-
-
-class StepFailure(Exception):
-    """A validation failed: ``reason`` is categorical, ``detail`` names the offending item."""
-
-    def __init__(self, reason: str, detail: str = "") -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.detail = detail
 
 
 @dataclass
@@ -84,13 +62,7 @@ def json_parseable(run: Run) -> None:
     if isinstance(run.raw, HygieneProposal):
         run.data = run.raw.model_dump(mode="json")
         return
-    if isinstance(run.raw, Mapping):
-        run.data = dict(run.raw)
-        return
-    try:
-        run.data = json.loads(run.raw)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise StepFailure("invalid_json", str(exc)[:200]) from exc
+    run.data = parse_json(run.raw)
 
 
 def schema_valid(run: Run) -> None:
@@ -259,3 +231,4 @@ STEPS = (
     grounding,
     content_minimum,
 )
+STEP_NAMES: tuple[str, ...] = tuple(step.__name__ for step in STEPS)

@@ -4,28 +4,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import Field
 
 from article_runtime.model.attempts import AttemptRecord
+from article_runtime.model.base import Frozen
 
 __all__ = ["AttemptRecord", "GenerationRecord", "ValidationSummary"]
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class ValidationSummary(_Frozen):
+class ValidationSummary(Frozen):
     """The verdicts a trace needs: schema, grounding, repairs (spec 12)."""
 
     schema_valid: bool | None = None
     grounding_valid: bool | None = None
     reason: str | None = None
-    repairs_applied: list[dict[str, Any]] = []
-    repairs_rejected: list[dict[str, Any]] = []
+    repairs_applied: list[dict[str, Any]] = Field(default_factory=list)
+    repairs_rejected: list[dict[str, Any]] = Field(default_factory=list)
 
 
-class GenerationRecord(_Frozen):
+class GenerationRecord(Frozen):
     """Everything one Langfuse generation carries (spec 12). Never secrets or headers."""
 
     prompt_name: str

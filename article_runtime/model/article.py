@@ -4,19 +4,16 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import Field
 
 from article_runtime.model.attempts import AttemptRecord, Usage
+from article_runtime.model.base import Frozen
 
 Path = Literal["primary", "fallback", "deterministic"]
 Outcome = Literal["passed", "failed", "skipped"]
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class StepOutcome(_Frozen):
+class StepOutcome(Frozen):
     """One of the ten validations of spec 8.1, in order."""
 
     step: int
@@ -26,7 +23,7 @@ class StepOutcome(_Frozen):
     detail: str | None = None
 
 
-class RepairDecision(_Frozen):
+class RepairDecision(Frozen):
     target_id: str
     original: str
     replacement: str
@@ -35,24 +32,24 @@ class RepairDecision(_Frozen):
     reason: str
 
 
-class RepairLog(_Frozen):
-    applied: list[RepairDecision] = []
-    rejected: list[RepairDecision] = []
+class RepairLog(Frozen):
+    applied: list[RepairDecision] = Field(default_factory=list)
+    rejected: list[RepairDecision] = Field(default_factory=list)
 
 
-class HarnessReport(_Frozen):
+class HarnessReport(Frozen):
     valid: bool
     reason: str | None = None
     steps: list[StepOutcome]
 
 
-class Hashes(_Frozen):
+class Hashes(Frozen):
     markdown: str
     source_html: str
     candidate_set: str
 
 
-class AssembledArticle(_Frozen):
+class AssembledArticle(Frozen):
     source: str
     title: str
     subtitle: str | None
@@ -65,5 +62,5 @@ class AssembledArticle(_Frozen):
     repairs: RepairLog
     hashes: Hashes
     harness: HarnessReport
-    attempts: list[AttemptRecord] = []
+    attempts: list[AttemptRecord] = Field(default_factory=list)
     usage: Usage = Usage()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from article_runtime.model.base import Frozen
 
 LogicalCall = Literal["article_content_hygiene", "article_sentiment_tags"]
 Role = Literal["runtime_primary", "runtime_fallback", "recorded", "deterministic"]
@@ -29,9 +29,7 @@ RETRYABLE: frozenset[str] = frozenset(
 )
 
 
-class AttemptRecord(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class AttemptRecord(Frozen):
     call: LogicalCall
     role: Role
     provider: str | None = None
@@ -47,10 +45,8 @@ class AttemptRecord(BaseModel):
     cost_usd: float = 0.0
 
 
-class Usage(BaseModel):
+class Usage(Frozen):
     """Totals over every attempt of a call, failed ones included: they were paid for."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     prompt_tokens: int = 0
     completion_tokens: int = 0

@@ -8,18 +8,16 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from article_runtime.model.base import Frozen
 
 CANDIDATE_SET_VERSION = "1.0.0"
 
 BlockType = Literal["heading", "paragraph", "list_item", "quote", "code", "table", "figure_caption"]
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class Block(_Frozen):
+class Block(Frozen):
     """One unit of text the model may keep or drop, as found in the page."""
 
     id: str
@@ -34,19 +32,19 @@ class Block(_Frozen):
     extractors: list[str] = Field(description="Extractors that produced the same content.")
 
 
-class MetadataCandidate(_Frozen):
+class MetadataCandidate(Frozen):
     id: str
     text: str
     source: str = Field(description="Where it came from: og:title, json-ld:headline, h1, ...")
 
 
-class MetadataCandidates(_Frozen):
-    title: list[MetadataCandidate] = []
-    subtitle: list[MetadataCandidate] = []
-    author: list[MetadataCandidate] = []
+class MetadataCandidates(Frozen):
+    title: list[MetadataCandidate] = Field(default_factory=list)
+    subtitle: list[MetadataCandidate] = Field(default_factory=list)
+    author: list[MetadataCandidate] = Field(default_factory=list)
 
 
-class LinkCandidate(_Frozen):
+class LinkCandidate(Frozen):
     id: str
     text: str = Field(description="Anchor text, as it stands in the owning block.")
     href: str = Field(description="Absolute URL.")
@@ -54,7 +52,7 @@ class LinkCandidate(_Frozen):
     start: int = Field(description="Offset of the anchor text in the owning block's text.")
 
 
-class ImageCandidate(_Frozen):
+class ImageCandidate(Frozen):
     id: str
     src: str = Field(description="Absolute URL.")
     alt: str = ""
@@ -64,7 +62,7 @@ class ImageCandidate(_Frozen):
     )
 
 
-class Decisions(_Frozen):
+class Decisions(Frozen):
     """Deterministic decisions the model may not change."""
 
     published_at: str | None = Field(default=None, description="ISO 8601.")
@@ -73,7 +71,7 @@ class Decisions(_Frozen):
     source_url_source: str | None = None
 
 
-class FeedMetadata(_Frozen):
+class FeedMetadata(Frozen):
     """What ingestion may know from the feed item; each field is one more candidate."""
 
     title: str | None = None
@@ -83,12 +81,12 @@ class FeedMetadata(_Frozen):
     url: str | None = None
 
 
-class CandidateSet(_Frozen):
+class CandidateSet(Frozen):
     schema_version: str = CANDIDATE_SET_VERSION
     blocks: list[Block]
     metadata_candidates: MetadataCandidates
-    links: list[LinkCandidate] = []
-    images: list[ImageCandidate] = []
+    links: list[LinkCandidate] = Field(default_factory=list)
+    images: list[ImageCandidate] = Field(default_factory=list)
     decisions: Decisions
     language: str | None = Field(default=None, description="ISO 639-1 code, or None if unknown.")
     language_declared: str | None = None

@@ -5,18 +5,14 @@ IDs and tiny repairs only. No field can hold Markdown or body text.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from article_runtime.model.base import Frozen
 
 RepairCategory = Literal["encoding", "unicode", "spacing", "punctuation_corruption", "obvious_typo"]
-REPAIR_CATEGORIES: tuple[str, ...] = (
-    "encoding",
-    "unicode",
-    "spacing",
-    "punctuation_corruption",
-    "obvious_typo",
-)
+REPAIR_CATEGORIES: tuple[str, ...] = get_args(RepairCategory)
 
 RemovalReason = Literal[
     "advertising",
@@ -27,22 +23,10 @@ RemovalReason = Literal[
     "duplicate",
     "non_editorial",
 ]
-REMOVAL_REASONS: tuple[str, ...] = (
-    "advertising",
-    "recommendation",
-    "navigation",
-    "newsletter",
-    "player_interface",
-    "duplicate",
-    "non_editorial",
-)
+REMOVAL_REASONS: tuple[str, ...] = get_args(RemovalReason)
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class Repair(_Strict):
+class Repair(Frozen):
     target_id: str
     original: str = Field(min_length=1)
     replacement: str
@@ -50,12 +34,12 @@ class Repair(_Strict):
     justification: str
 
 
-class RemovedBlockReason(_Strict):
+class RemovedBlockReason(Frozen):
     block_id: str
     reason: RemovalReason
 
 
-class HygieneProposal(_Strict):
+class HygieneProposal(Frozen):
     title_candidate_id: str
     subtitle_candidate_id: str | None
     author_candidate_id: str | None

@@ -54,7 +54,7 @@ def article() -> AssembledArticle:
 def enrich(
     server: ScriptedOpenAIServer, monkeypatch: MonkeyPatch, article: AssembledArticle
 ) -> EnrichedArticle | EnrichmentFailure:
-    runtime = Recorder().runtime(config(monkeypatch, server.base_url, timeout_s=0.3))
+    runtime = Recorder().runtime(config(monkeypatch, server.base_url))
     result = run(enrich_article(article, ENTITY, llm=runtime), runtime)
     assert server.unscripted == [] and server.pending() == {}
     return result

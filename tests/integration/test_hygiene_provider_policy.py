@@ -37,7 +37,7 @@ def hygiene(
     server: ScriptedOpenAIServer, monkeypatch: pytest.MonkeyPatch, recorder: Recorder | None = None
 ) -> tuple[AssembledArticle, Recorder]:
     recorder = recorder or Recorder()
-    runtime = recorder.runtime(config(monkeypatch, server.base_url, timeout_s=0.3))
+    runtime = recorder.runtime(config(monkeypatch, server.base_url))
     article = run(hygiene_article(candidate_set(), b"<html/>", source="t", llm=runtime), runtime)
     assert server.unscripted == [] and server.pending() == {}
     return article, recorder
@@ -75,7 +75,7 @@ def test_structured_output_is_requested(server: Server, monkeypatch: MonkeyPatch
         (Status(429, headers={"Retry-After": "0"}), "rate_limited"),
         (Status(500), "server_error"),
         (Status(503), "server_error"),
-        (Delay(1.0, then=VALID), "timeout"),
+        (Delay(6.0, then=VALID), "timeout"),
         (Drop(), "connection_error"),
     ],
 )

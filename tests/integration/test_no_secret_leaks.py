@@ -52,7 +52,7 @@ def test_planted_keys_appear_only_in_the_authorization_header(
     server.script(PRIMARY, Status(500), Drop(), Reply(f"leak {PRIMARY_KEY}"), Reply(GOOD_TAGS))
     server.script(FALLBACK, Status(429, headers={"Retry-After": "0"}), Reply(proposal()))
     exporter = InMemorySpanExporter()
-    providers = config(monkeypatch, server.base_url, timeout_s=0.3, max_retries=2)
+    providers = config(monkeypatch, server.base_url, max_retries=2)
     tracer = LangfuseTracer(
         public_key=f"pk-lf-{uuid.uuid4().hex}",
         secret_key=LANGFUSE_SECRET,

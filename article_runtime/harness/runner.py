@@ -1,0 +1,68 @@
+"""Runs ordered validation steps and reports each one: shared by both harnesses.
+
+A step is a function of the run's state that raises ``StepFailure`` with a categorical reason;
+the first failure stops the run and the remaining steps are reported as skipped.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
+
+from article_runtime.model import HarnessReport, StepOutcome
+
+R = TypeVar("R")
+
+
+class StepFailure(Exception):
+    """A validation failed: ``reason`` is categorical, ``detail`` names the offending item."""
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.detail = detail
+
+
+def parse_json(raw: str | bytes | Mapping[str, Any]) -> Any:
+    """Step 1 of both harnesses: the answer as data, or ``invalid_json``."""
+    if isinstance(raw, Mapping):
+        return dict(raw)
+    try:
+        return json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise StepFailure("invalid_json", str(exc)[:200]) from exc
+
+
+def run_steps(
+    steps: Sequence[Callable[[R], None]],
+    run: R,
+    notes: Mapping[int, str] | None = None,
+) -> HarnessReport:
+    """Each step in order, named after its function; ``notes`` holds details steps leave."""
+    outcomes: list[StepOutcome] = []
+    failure: StepFailure | None = None
+    for number, step in enumerate(steps, start=1):
+        name = step.__name__
+        if failure is not None:
+            outcomes.append(StepOutcome(step=number, name=name, outcome="skipped"))
+            continue
+        try:
+            step(run)
+        except StepFailure as exc:
+            failure = exc
+            outcomes.append(
+                StepOutcome(
+                    step=number,
+                    name=name,
+                    outcome="failed",
+                    reason=exc.reason,
+                    detail=exc.detail or None,
+                )
+            )
+            continue
+        detail = notes.get(number) if notes is not None else None
+        outcomes.append(StepOutcome(step=number, name=name, outcome="passed", detail=detail))
+    return HarnessReport(
+        valid=failure is None, reason=failure.reason if failure else None, steps=outcomes
+    )
