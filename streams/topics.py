@@ -1,0 +1,51 @@
+"""Every topic in one place: name, Avro value schema, partition count.
+
+All topics are keyed by ``article_id`` (UTF-8 bytes, no Avro) and share one partition count,
+so every topic is co-partitioned: an article's messages land on the same partition number
+everywhere, which is what lets the enrichment agent join verdicts with assembled articles.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+PARTITIONS = 3
+
+# librdkafka (confluent-kafka) hashes keys with CRC32 by default; the Java client and aiokafka
+# (under Faust) use murmur2. Every producer must hash alike or co-partitioning silently breaks.
+PRODUCER_CONFIG: dict[str, str | bool] = {
+    "partitioner": "murmur2_random",
+    "enable.idempotence": True,
+}
+
+
+@dataclass(frozen=True)
+class Topic:
+    name: str
+    schema: str  # record name of the value schema under schemas/avro/
+    partitions: int = PARTITIONS
+
+
+ARTICLE_INGESTED = Topic("article.ingested", "ArticleIngested")
+HYGIENE_REQUEST = Topic("article.hygiene.request", "HygieneRequest")
+HYGIENE_PROPOSAL = Topic("article.hygiene.proposal", "HygieneProposal")
+ARTICLE_ASSEMBLED = Topic("article.assembled", "ArticleAssembled")
+ECP_VERDICT = Topic("ecp.verdict", "EcpVerdict")
+ARTICLE_ENRICHED = Topic("article.enriched", "ArticleEnriched")
+ARTICLE_COMPENSATION = Topic("article.compensation", "CompensationEvent")
+
+TOPICS: tuple[Topic, ...] = (
+    ARTICLE_INGESTED,
+    HYGIENE_REQUEST,
+    HYGIENE_PROPOSAL,
+    ARTICLE_ASSEMBLED,
+    ECP_VERDICT,
+    ARTICLE_ENRICHED,
+    ARTICLE_COMPENSATION,
+)
+BY_NAME: dict[str, Topic] = {topic.name: topic for topic in TOPICS}
+
+
+def message_key(article_id: str) -> bytes:
+    """The key of every message: the article id, so partitioning follows the article."""
+    return article_id.encode("utf-8")

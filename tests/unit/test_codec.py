@@ -1,0 +1,390 @@
+"""The Avro contracts and the single-object codec, without a broker."""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+import random
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastavro import parse_schema, schemaless_writer
+
+from streams.codec import AVRO_DIR, MAGIC, AvroCodec, DecodeError, EncodeError
+from streams.compensation import compensation_event, undecodable
+from streams.topics import PARTITIONS, TOPICS
+
+AT = datetime(2026, 3, 14, 9, 26, 53, 589000, tzinfo=UTC)
+HASH = "9f2c" * 16
+USAGE = {"prompt_tokens": 1830, "completion_tokens": 142, "cost_usd": 0.00041}
+ATTEMPTS = [
+    {
+        "call": "article_content_hygiene",
+        "role": "runtime_primary",
+        "provider": "primary",
+        "model": "gpt-4.1-mini",
+        "attempt": 1,
+        "outcome": "timeout",
+        "reason": "timeout",
+        "http_status": None,
+        "retry_after_s": None,
+        "latency_ms": 30000.0,
+        "prompt_tokens": 0,
+        "completion_tokens": 0,
+        "cost_usd": 0.0,
+    },
+    {
+        "call": "article_content_hygiene",
+        "role": "runtime_primary",
+        "provider": "primary",
+        "model": "gpt-4.1-mini",
+        "attempt": 2,
+        "outcome": "ok",
+        "reason": None,
+        "http_status": 200,
+        "retry_after_s": 1.5,
+        "latency_ms": 2210.4,
+        "prompt_tokens": 1830,
+        "completion_tokens": 142,
+        "cost_usd": 0.00041,
+    },
+]
+ENTITY = {"qid": "Q1860", "name": "Banco Central", "identity": "central bank of Brazil"}
+CANDIDATES = json.dumps({"schema_version": "1", "blocks": [{"id": "b1", "text": "Olá, mundo"}]})
+
+
+def _repair(decision: str) -> dict[str, Any]:
+    return {
+        "target_id": "b3",
+        "original": "SÃ£o Paulo",
+        "replacement": "São Paulo",
+        "category": "encoding",
+        "decision": decision,
+        "reason": "ok" if decision == "applied" else "not_grounded",
+    }
+
+
+RECORDS: dict[str, dict[str, Any]] = {
+    "ArticleIngested": {
+        "article_id": "folha-2026-03-14-0001",
+        "url": "https://example.com.br/economia/2026/03/juros.shtml",
+        "html": "<html><meta charset=iso-8859-1><p>Açúcar e café</p></html>".encode("latin-1"),
+        "received_at": AT,
+        "content_type": "text/html; charset=ISO-8859-1",
+        "feed": {
+            "title": "Juros caem pela terceira vez",
+            "subtitle": None,
+            "author": "Ana Souza",
+            "published_at": "Sat, 14 Mar 2026 08:00:00 -0300",
+            "url": "https://example.com.br/rss/item/1",
+        },
+    },
+    "HygieneRequest": {
+        "article_id": "folha-2026-03-14-0001",
+        "role": "runtime_primary",
+        "attempt": 1,
+        "url": "https://example.com.br/economia/2026/03/juros.shtml",
+        "candidate_set_json": CANDIDATES,
+        "candidate_set_hash": HASH,
+        "html_hash": HASH[::-1],
+        "requested_at": AT,
+    },
+    "HygieneProposal": {
+        "article_id": "folha-2026-03-14-0001",
+        "role": "runtime_primary",
+        "attempt": 1,
+        "url": None,
+        "raw_answer": '{"kept_block_ids": ["b1", "b2"], "title_id": "m1", "repairs": []}',
+        "candidate_set_json": CANDIDATES,
+        "candidate_set_hash": HASH,
+        "html_hash": HASH[::-1],
+        "attempts": ATTEMPTS,
+        "usage": USAGE,
+        "proposed_at": AT,
+    },
+    "ArticleAssembled": {
+        "article_id": "folha-2026-03-14-0001",
+        "title": "Juros caem pela terceira vez",
+        "subtitle": "Decisão foi unânime",
+        "author": None,
+        "published_at": "2026-03-14T08:00:00-03:00",
+        "source_url": "https://example.com.br/economia/2026/03/juros.shtml",
+        "language": "pt",
+        "markdown": "# Juros caem pela terceira vez\n\nO comitê decidiu em São Paulo.\n",
+        "path": "fallback",
+        "repairs": {"applied": [_repair("applied")], "rejected": [_repair("rejected")]},
+        "hashes": {"markdown": HASH, "source_html": HASH[::-1], "candidate_set": HASH.upper()},
+        "harness": {
+            "valid": True,
+            "reason": None,
+            "steps": [
+                {"step": 1, "name": "schema", "outcome": "passed", "reason": None, "detail": None},
+                {
+                    "step": 6,
+                    "name": "repairs",
+                    "outcome": "failed",
+                    "reason": "not_grounded",
+                    "detail": "b3",
+                },
+            ],
+        },
+        "attempts": ATTEMPTS,
+        "usage": USAGE,
+        "assembled_at": AT,
+    },
+    "EcpVerdict": {
+        "article_id": "folha-2026-03-14-0001",
+        "approved": True,
+        "entity": ENTITY,
+        "article_hash": HASH,
+        "classifier_version": "ecp-classifier 3.2.1",
+        "decided_at": AT,
+    },
+    "ArticleEnriched": {
+        "article_id": "folha-2026-03-14-0001",
+        "article_hash": HASH,
+        "entity": {"qid": "Q1860", "name": "Banco Central", "identity": None},
+        "language": "pt",
+        "sentiment": "neutral",
+        "tags": [
+            {"tag": "taxa Selic", "evidence_block_ids": ["b1", "b4"]},
+            {"tag": "política monetária", "evidence_block_ids": ["b2"]},
+            {"tag": "inflação", "evidence_block_ids": ["b5"]},
+        ],
+        "path": "primary",
+        "prompt": {"name": "article_sentiment_tags", "version": "1.2.0", "sha256": HASH},
+        "attempts": [],
+        "usage": {"prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0},
+        "enriched_at": AT,
+    },
+    "CompensationEvent": compensation_event(
+        "folha-2026-03-14-0001",
+        stage="hygiene",
+        kind="fallback",
+        reason="invented_block_id",
+        detail="b404",
+        next_attempt="runtime_fallback",
+        attempts_so_far=1,
+        attempts=ATTEMPTS,
+        origin=("article.hygiene.proposal", 2, 41),
+        occurred_at=AT,
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def codec() -> AvroCodec:
+    return AvroCodec()
+
+
+def _crc64_avro(data: bytes) -> bytes:
+    """The Avro spec's reference CRC-64-AVRO, written out here to check fastavro's byte order."""
+    empty = 0xC15D213AA4D7A795
+    table = []
+    for i in range(256):
+        fp = i
+        for _ in range(8):
+            fp = (fp >> 1) ^ (empty & -(fp & 1))
+        table.append(fp)
+    fp = empty
+    for byte in data:
+        fp = (fp >> 8) ^ table[(fp ^ byte) & 0xFF]
+    return fp.to_bytes(8, "little")  # single-object encoding: little endian
+
+
+def test_every_schema_has_a_realistic_record(codec: AvroCodec) -> None:
+    assert sorted(RECORDS) == codec.schema_names
+    assert len(codec.schema_names) == 7
+
+
+@pytest.mark.parametrize("name", sorted(RECORDS))
+def test_round_trip(codec: AvroCodec, name: str) -> None:
+    data = codec.encode(name, RECORDS[name])
+    assert data[:2] == MAGIC == b"\xc3\x01"
+    assert data[2:10] == codec.fingerprint(name)
+    assert codec.decode(data, name) == RECORDS[name]
+
+
+def test_fingerprint_is_the_specs_crc64_little_endian(codec: AvroCodec) -> None:
+    from fastavro.schema import to_parsing_canonical_form
+
+    for name in codec.schema_names:
+        canonical = to_parsing_canonical_form(codec.schema(name)).encode("utf-8")
+        assert codec.fingerprint(name) == _crc64_avro(canonical)
+    # The spec's published vector: the canonical form "null".
+    assert _crc64_avro(b'"null"') == (7195948357588979594).to_bytes(8, "little")
+
+
+def _undocumented(node: Any, where: str) -> list[str]:
+    if isinstance(node, list):
+        return [m for i, branch in enumerate(node) for m in _undocumented(branch, where)]
+    if not isinstance(node, dict):
+        return []
+    missing = []
+    if node.get("type") in ("record", "enum") and not node.get("doc"):
+        missing.append(f"{where}:{node.get('name')}")
+    for field in node.get("fields", []):
+        if not field.get("doc"):
+            missing.append(f"{where}.{field['name']}")
+        missing += _undocumented(field["type"], f"{where}.{field['name']}")
+    for key in ("items", "values"):
+        missing += _undocumented(node.get(key), where)
+    return missing
+
+
+@pytest.mark.parametrize(
+    "path", sorted(AVRO_DIR.glob("*.avsc")) + sorted(AVRO_DIR.glob("history/*.avsc"))
+)
+def test_every_field_is_documented(path: Path) -> None:
+    schema = json.loads(path.read_text("utf-8"))
+    assert schema["namespace"] == "article_runtime.v1"
+    assert _undocumented(schema, schema["name"]) == []
+
+
+def test_old_writer_read_by_new_reader(codec: AvroCodec) -> None:
+    old = parse_schema(json.loads((AVRO_DIR / "history" / "ArticleIngested.v0.avsc").read_text()))
+    from fastavro.schema import fingerprint, to_parsing_canonical_form
+
+    old_fp = bytes.fromhex(fingerprint(to_parsing_canonical_form(old), "CRC-64-AVRO"))
+    assert old_fp != codec.fingerprint("ArticleIngested")
+    record = {
+        k: RECORDS["ArticleIngested"][k] for k in ("article_id", "url", "html", "received_at")
+    }
+    body = io.BytesIO()
+    schemaless_writer(body, old, record)
+    decoded = codec.decode(MAGIC + old_fp + body.getvalue(), "ArticleIngested")
+    assert decoded == {**record, "content_type": None, "feed": None}
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"hello world",
+        b'{"article_id": "x"}',
+        b"\xc3",
+        b"\xc3\x01\x00",
+        b"\x00\x01" + b"\0" * 40,
+    ],
+)
+def test_garbage_is_not_single_object_encoded(codec: AvroCodec, data: bytes) -> None:
+    with pytest.raises(DecodeError) as caught:
+        codec.decode(data, "ArticleIngested")
+    assert caught.value.reason == "not_single_object_encoded"
+
+
+def test_truncated_payload_is_malformed(codec: AvroCodec) -> None:
+    data = codec.encode("ArticleAssembled", RECORDS["ArticleAssembled"])
+    for cut in (11, len(data) // 2, len(data) - 1):
+        with pytest.raises(DecodeError) as caught:
+            codec.decode(data[:cut], "ArticleAssembled")
+        assert caught.value.reason == "malformed_payload", cut
+
+
+def test_trailing_bytes_are_malformed(codec: AvroCodec) -> None:
+    data = codec.encode("EcpVerdict", RECORDS["EcpVerdict"])
+    with pytest.raises(DecodeError) as caught:
+        codec.decode(data + b"\x00", "EcpVerdict")
+    assert caught.value.reason == "malformed_payload"
+
+
+def test_unknown_fingerprint(codec: AvroCodec) -> None:
+    data = codec.encode("EcpVerdict", RECORDS["EcpVerdict"])
+    with pytest.raises(DecodeError) as caught:
+        codec.decode(MAGIC + bytes(8) + data[10:], "EcpVerdict")
+    assert caught.value.reason == "unknown_schema_fingerprint"
+    assert caught.value.detail == "00" * 8
+
+
+def test_another_topics_record_is_incompatible(codec: AvroCodec) -> None:
+    data = codec.encode("HygieneRequest", RECORDS["HygieneRequest"])
+    with pytest.raises(DecodeError) as caught:
+        codec.decode(data, "ArticleIngested")
+    assert caught.value.reason == "incompatible_schema"
+
+
+def test_corrupted_bytes_only_ever_raise_decode_error(codec: AvroCodec) -> None:
+    rng = random.Random(20260314)
+    seen = set()
+    for name, record in RECORDS.items():
+        data = bytearray(codec.encode(name, record))
+        for _ in range(300):
+            damaged = bytearray(data)
+            for _ in range(rng.randint(1, 4)):
+                damaged[rng.randrange(10, len(damaged))] = rng.randrange(256)
+            try:
+                codec.decode(bytes(damaged), name)
+            except DecodeError as error:
+                seen.add(error.reason)
+    assert seen == {"malformed_payload"}
+
+
+def _broken(**changes: Any) -> dict[str, Any]:
+    record = copy.deepcopy(RECORDS["ArticleIngested"])
+    record.update(changes)
+    return {k: v for k, v in record.items() if v is not _MISSING}
+
+
+_MISSING = object()
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        _broken(html="<p>text instead of bytes</p>"),
+        _broken(url=_MISSING),
+        _broken(received_at="yesterday"),
+        _broken(feed={"title": 42}),
+        _broken(surprise="field"),
+    ],
+    ids=["wrong_type", "missing_required", "bad_timestamp", "nested_wrong_type", "unknown_field"],
+)
+def test_invalid_record_is_refused_at_encode(codec: AvroCodec, record: dict[str, Any]) -> None:
+    with pytest.raises(EncodeError) as caught:
+        codec.encode("ArticleIngested", record)
+    assert caught.value.reason == "invalid_record"
+
+
+def test_bad_enum_symbol_is_refused(codec: AvroCodec) -> None:
+    record = {**RECORDS["HygieneRequest"], "role": "runtime_tertiary"}
+    with pytest.raises(EncodeError):
+        codec.encode("HygieneRequest", record)
+
+
+def test_missing_fields_with_defaults_take_them(codec: AvroCodec) -> None:
+    record = {
+        k: v for k, v in RECORDS["ArticleIngested"].items() if k not in ("feed", "content_type")
+    }
+    decoded = codec.decode(codec.encode("ArticleIngested", record), "ArticleIngested")
+    assert decoded["feed"] is None and decoded["content_type"] is None
+
+
+def test_undecodable_message_becomes_a_terminal_compensation_event(codec: AvroCodec) -> None:
+    with pytest.raises(DecodeError) as caught:
+        codec.decode(b"not avro", "ArticleIngested")
+    event = undecodable(
+        caught.value, key=b"art-7", topic="article.ingested", partition=1, offset=99, occurred_at=AT
+    )
+    back = codec.decode(codec.encode("CompensationEvent", event), "CompensationEvent")
+    assert back["article_id"] == "art-7"
+    assert (back["stage"], back["kind"], back["reason"]) == (
+        "decode",
+        "terminal",
+        "not_single_object_encoded",
+    )
+    assert back["origin"] == {"topic": "article.ingested", "partition": 1, "offset": 99}
+    assert back["next_attempt"] is None
+
+
+def test_fallback_event_must_name_its_next_attempt() -> None:
+    with pytest.raises(ValueError, match="next attempt"):
+        compensation_event("a", stage="hygiene", kind="fallback", reason="invalid")
+
+
+def test_topics_are_co_partitioned_and_have_schemas(codec: AvroCodec) -> None:
+    assert len({topic.name for topic in TOPICS}) == len(TOPICS) == 7
+    assert {topic.partitions for topic in TOPICS} == {PARTITIONS}
+    assert sorted(topic.schema for topic in TOPICS) == codec.schema_names
