@@ -15,7 +15,7 @@ from article_runtime.candidates.depth import check_depth
 from article_runtime.candidates.extractors import vote
 from article_runtime.candidates.language import MAX_SAMPLE_CHARS, decide_language
 from article_runtime.candidates.metadata import extract_metadata
-from article_runtime.candidates.prune import prune
+from article_runtime.candidates.prune import prune, prune_unvoted
 from article_runtime.candidates.segment import RawBlock, Segmentation, segment
 from article_runtime.errors import InputError
 from article_runtime.model.candidates import (
@@ -112,6 +112,7 @@ def build_candidates(
         raise InputError("no_text_blocks", "the page has no visible text")
     blocks = prune(seg.blocks)
     vote(blocks, seg.container_parent, text)
+    blocks = prune_unvoted(blocks)  # chrome outside everything an extractor chose
     metadata, decisions = extract_metadata(tree, url, feed)
     language, declared, detected = decide_language(tree, _language_sample(blocks))
     final, ids = _number(blocks)

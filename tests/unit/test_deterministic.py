@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from article_runtime.candidates import build_candidates
 from article_runtime.deterministic import deterministic_proposal, kept_blocks
-from article_runtime.model.candidates import Block
+from article_runtime.model.candidates import Block, BlockType, LinkCandidate
 
 P1 = (
     "The river rose by two metres overnight, flooding the lower town and closing the bridge, "
@@ -45,7 +45,7 @@ def test_keeps_exactly_the_article_blocks() -> None:
     text = {b.id: b.text for b in cs.blocks}
     kept = [text[i] for i in proposal.kept_block_ids]
     assert kept == [
-        "Flood closes bridge",
+        # the h1 repeats the chosen title, which the article shows as its title field
         f"{P1} See the map.",
         # the caption is short and only our DOM heuristic chose it: dropped by design
         "Evacuation",
@@ -62,8 +62,18 @@ def test_keeps_exactly_the_article_blocks() -> None:
     assert proposal.repairs == []
 
 
-def _block(n: int, text: str, extractors: list[str]) -> Block:
-    return Block(id=f"b{n}", type="paragraph", text=text, container_id="c1", extractors=extractors)
+def _block(
+    n: int,
+    text: str,
+    extractors: list[str],
+    kind: BlockType = "paragraph",
+    container: str = "c1",
+) -> Block:
+    return Block(id=f"b{n}", type=kind, text=text, container_id=container, extractors=extractors)
+
+
+def _link(n: int, block: Block, href: str = "https://news.example.org/other") -> LinkCandidate:
+    return LinkCandidate(id=f"l{n}", text=block.text, href=href, block_id=block.id, start=0)
 
 
 def test_dom_only_blocks_need_length_and_position() -> None:
@@ -78,3 +88,63 @@ def test_dom_only_blocks_need_length_and_position() -> None:
         _block(7, "nobody chose this block at all, long as it is", []),
     ]
     assert [b.id for b in kept_blocks(blocks)] == ["b2", "b3", "b5", "b6"]
+
+
+def test_dom_only_captions_and_outside_list_items_are_dropped() -> None:
+    prose = "y" * 200
+    blocks = [
+        _block(1, "a trafilatura paragraph opening the story", ["trafilatura", "dom"]),
+        _block(2, "A caption only the DOM heuristic chose, long enough", ["dom"], "figure_caption"),
+        _block(3, "the last paragraph both extractors chose", ["trafilatura", "dom"]),
+        _block(4, prose, ["dom"], "list_item", "c9"),  # a comment after the span
+        _block(5, prose, ["dom"], "paragraph", "c9"),
+    ]
+    assert [b.id for b in kept_blocks(blocks)] == ["b1", "b3", "b5"]
+
+
+def test_link_dense_trafilatura_only_blocks_are_teasers() -> None:
+    body = _block(1, "the story itself, chosen by both extractors", ["trafilatura", "dom"])
+    teaser = _block(2, "Read this other story", ["trafilatura"])  # paragraph in the body
+    item = _block(3, "A linked step of a listicle", ["trafilatura"], "heading")
+    related = _block(4, "A related story elsewhere", ["trafilatura"], "heading", "c2")
+    plain = _block(5, "A heading without links", ["trafilatura"], "heading", "c2")
+    links = [_link(1, teaser), _link(2, item), _link(3, related)]
+    kept = kept_blocks([body, teaser, item, related, plain], links)
+    assert [b.id for b in kept] == ["b1", "b3", "b5"]
+
+
+def test_title_and_subtitle_headings_are_not_repeated_in_the_body() -> None:
+    blocks = [
+        _block(1, "Flood  closes BRIDGE", ["trafilatura"], "heading"),
+        _block(2, "The standfirst of the story.", ["trafilatura"], "heading"),
+        _block(3, "The first paragraph of the story.", ["trafilatura", "dom"]),
+    ]
+    title, subtitle = "Flood closes bridge", "The standfirst of the story."
+    kept = kept_blocks(blocks, title=title, subtitle=subtitle)
+    assert [b.id for b in kept] == ["b3"]
+    # a standfirst laid out as a paragraph is the lead of the body
+    lead = _block(2, "The standfirst of the story.", ["trafilatura"])
+    kept = kept_blocks([blocks[0], lead, blocks[2]], title=title, subtitle=subtitle)
+    assert [b.id for b in kept] == ["b2", "b3"]
+
+
+def test_quotes_linking_only_to_other_sites_are_embedded_posts() -> None:
+    body = _block(1, "The minister answered on social media.", ["trafilatura", "dom"])
+    post = _block(
+        2, "We will not vote for this bill #budget", ["trafilatura", "dom"], "quote", "c2"
+    )
+    byline = _block(3, "Minister (@minister) May 4", ["trafilatura", "dom"], "quote", "c2")
+    own = _block(4, "A quoted passage of the report", ["trafilatura", "dom"], "quote", "c3")
+    links = [
+        _link(1, post, "https://social.example.com/hashtag/budget"),
+        _link(2, byline, "https://social.example.com/minister/status/1"),
+        _link(3, own, "https://www.news.example.org/report.pdf"),
+    ]
+    kept = kept_blocks([body, post, byline, own], links, site="news.example.org")
+    assert [b.id for b in kept] == ["b1", "b4"]
+    assert [b.id for b in kept_blocks([body, post, byline, own], links)] == [
+        "b1",
+        "b2",
+        "b3",
+        "b4",
+    ]
