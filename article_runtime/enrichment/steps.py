@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, get_args
 
-import jsonschema
 from pydantic import ValidationError
 
 from article_runtime import contracts
@@ -67,19 +66,14 @@ def json_parseable(run: Run) -> None:
     run.data = parse_json(run.raw)
 
 
-def _where(error: jsonschema.ValidationError) -> str:
-    return "/".join(str(p) for p in error.absolute_path) or "(root)"
-
-
 def schema_valid(run: Run) -> None:
     errors = [
-        e
-        for e in contracts.validator(contracts.ENRICHMENT_OUTPUT).iter_errors(run.data)
-        if (_where(e), e.validator) not in _DEFERRED
+        v
+        for v in contracts.violations(contracts.ENRICHMENT_OUTPUT, run.data)
+        if (v.where, v.keyword) not in _DEFERRED
     ]
-    error = jsonschema.exceptions.best_match(errors)
-    if error is not None:
-        raise StepFailure("schema_violation", f"{_where(error)}: {error.message}"[:300])
+    if errors:
+        raise StepFailure("schema_violation", str(errors[0]))
     try:
         run.tags = [Tag.model_validate(item) for item in run.data["tags"]]
     except ValidationError as exc:  # the schema and the model disagree: a contract bug
