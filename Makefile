@@ -3,8 +3,9 @@ PYTHON ?= python3.11
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+PROMPTFOO := evals/node_modules/.bin/promptfoo
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench clean evals evals-live evals-install
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -16,8 +17,8 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/article-runtime extract samples/ --format markdown
 
-## Lint, type-check and run the whole test suite.
-test: $(STAMP) lint
+## Lint, type-check and run the whole test suite (the evals tests need promptfoo installed).
+test: $(STAMP) lint $(PROMPTFOO)
 	$(BIN)/pytest -q
 
 lint: $(STAMP)
@@ -28,6 +29,21 @@ lint: $(STAMP)
 ## Extraction benchmark over ../shared/bench and ../shared/samples-multilingual (prints a table).
 bench: $(STAMP)
 	$(BIN)/python -m bench.run
+
+## Promptfoo, pinned in evals/package-lock.json, into evals/node_modules (gitignored).
+$(PROMPTFOO): evals/package.json evals/package-lock.json
+	npm ci --prefix evals --no-audit --no-fund
+	@touch $@
+
+evals-install: $(PROMPTFOO)
+
+## Promptfoo suites offline: stored answers, every assertion must give its expected verdict.
+evals: $(STAMP) $(PROMPTFOO)
+	$(BIN)/python -m evals.run
+
+## The same suites against runtime_primary and runtime_fallback (PROVIDERS=file, RECORD=1).
+evals-live: $(STAMP) $(PROMPTFOO)
+	$(BIN)/python -m evals.run --live $(if $(PROVIDERS),--providers $(PROVIDERS)) $(if $(RECORD),--record)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

@@ -1,0 +1,4 @@
+"""Promptfoo evals of the production prompts (spec 11).
+
+Same prompt files, same renderer, same harness as the runtime.
+"""

@@ -1,0 +1,1 @@
+"""Promptfoo Python providers: stored answers offline, the runtime's own client live."""

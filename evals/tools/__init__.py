@@ -1,0 +1,1 @@
+"""One-off tools that (re)build the stored cases and handwritten answers."""
