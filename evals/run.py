@@ -263,6 +263,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"DISAGREE {o.prompt}/{o.name} [{o.provider}]: {o.why}")
     verdict = "live: every case passed" if args.live else "every verdict as expected"
     print(f"{len(results) - len(bad)}/{len(results)} agree" + ("" if bad else f"; {verdict}"))
+    print(f"evals: {len(results) - len(bad)} passed, {len(bad)} failed")  # CI's closing line
     return 1 if bad or not results else 0
 
 
