@@ -107,6 +107,7 @@ def build_candidates(
     text = decode_html(html)
     check_depth(text)
     tree = LexborHTMLParser(text)
+    tree.strip_tags(["rt", "rp"])  # ruby readings are pronunciation aids, not text (titles too)
     seg = segment(tree, url)
     if not seg.blocks:
         raise InputError("no_text_blocks", "the page has no visible text")

@@ -60,3 +60,17 @@ def test_ceiling_on_real_pages_is_high(page_id: str) -> None:
     main = truth["ground_truth"]["main_content"]
     chosen = oracle_selection(texts, main)
     assert bow_prf("\n".join(texts[i] for i in chosen), main).f1 >= 0.95
+
+
+def test_ruby_readings_stay_out_of_metadata_too() -> None:
+    """Regression: the NHK sample's title kept its furigana ("子こども") after the body lost it."""
+    html = (
+        "<html lang='ja'><head></head><body><article><h1><ruby>子<rt>こ</rt></ruby>どもへの"
+        "<ruby>体罰<rp>(</rp><rt>たいばつ</rt><rp>)</rp></ruby>を禁止する法律</h1>"
+        "<p>子どもへの虐待をなくすための法律ができて、親が子どもを教育するために、"
+        "たたいたり蹴ったりする体罰を禁止することになりました。</p></article></body></html>"
+    )
+    candidates = build_candidates(html.encode())
+    titles = [c.text for c in candidates.metadata_candidates.title]
+    assert "子どもへの体罰を禁止する法律" in titles
+    assert all("こども" not in t and "たいばつ" not in t for t in titles)
