@@ -1,0 +1,65 @@
+"""One repair applied to its whole target, with library diffs in target offsets.
+
+Protections and category checks read the same ``Edit``, so each diff is computed once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from article_runtime.model.proposal import Repair
+from article_runtime.text.edits import CharChange, TokenChange, char_changes
+from article_runtime.text.edits import token_changes as diff_tokens
+from article_runtime.text.names import name_starts
+from article_runtime.text.quotes import Span, quoted_spans
+from article_runtime.text.segments import Token, word_tokens
+
+__all__ = ["Edit", "Target"]
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """What the protections need to know about one target, computed once."""
+
+    text: str
+    tokens: list[Token]
+    names: set[int]
+    quotes: list[Span]
+
+    @classmethod
+    def read(cls, text: str, locale: str) -> Target:
+        tokens = word_tokens(text, locale, keep_spaces=True)
+        return cls(text, tokens, name_starts(tokens, text, locale), quoted_spans(text, tokens))
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """One repair applied to its whole target, with library diffs in target offsets."""
+
+    repair: Repair
+    target: Target
+    start: int
+    edited_text: str
+    edited: list[Token]
+    tokens: list[TokenChange]
+    chars: list[CharChange]
+
+    @classmethod
+    def make(cls, repair: Repair, target: Target, start: int, locale: str) -> Edit:
+        end = start + len(repair.original)
+        text = target.text[:start] + repair.replacement + target.text[end:]
+        edited = word_tokens(text, locale, keep_spaces=True)
+        chars = [
+            CharChange(c.start + start, c.end + start, c.removed, c.inserted)
+            for c in char_changes(repair.original, repair.replacement)
+        ]
+        return cls(repair, target, start, text, edited, diff_tokens(target.tokens, edited), chars)
+
+    def touches(self, start: int, end: int) -> bool:
+        """Whether a changed character falls in ``[start, end)`` (insertions strictly inside)."""
+        for change in self.chars:
+            if change.start == change.end and start < change.start < end:
+                return True
+            if change.start < change.end and change.start < end and start < change.end:
+                return True
+        return False
