@@ -27,7 +27,8 @@ class InputError(ArticleRuntimeError):
     """The article's HTML cannot be turned into candidates.
 
     Reasons: ``empty_html``, ``html_too_large``, ``html_too_deep``, ``not_html``,
-    ``no_text_blocks``, ``unreadable_input``.
+    ``no_text_blocks``, ``unreadable_input``; for enrichment input ``invalid_enrichment_input``
+    and ``not_an_assembled_article``.
     """
 
 

@@ -7,8 +7,6 @@ if the harness rejects it as a whole, the deterministic proposal runs through th
 
 from __future__ import annotations
 
-from typing import Any
-
 from article_runtime.candidates import build_candidates
 from article_runtime.deterministic import deterministic_proposal
 from article_runtime.errors import NoValidProposal
@@ -17,14 +15,13 @@ from article_runtime.model import AssembledArticle, AttemptRecord, CandidateSet,
 from article_runtime.model.attempts import Role
 
 
-def judged(result: HarnessResult, role: Role, **fields: Any) -> AttemptRecord:
+def judged(result: HarnessResult, role: Role) -> AttemptRecord:
     """The attempt record of a proposal the harness judged (no provider call involved)."""
     return AttemptRecord(
         call="article_content_hygiene",
         role=role,
         outcome="ok" if result.report.valid else "invalid",
         reason=result.report.reason,
-        **fields,
     )
 
 

@@ -99,34 +99,6 @@ _BLOCK = frozenset(
         "legend",
     ]
 )
-# Block elements whose own text is one unit; never a container of other blocks.
-_NOT_CONTAINER = frozenset(
-    [
-        "p",
-        "h1",
-        "h2",
-        "h3",
-        "h4",
-        "h5",
-        "h6",
-        "li",
-        "dt",
-        "dd",
-        "figcaption",
-        "hr",
-        "tr",
-        "tbody",
-        "thead",
-        "tfoot",
-        "caption",
-        "ul",
-        "ol",
-        "dl",
-        "menu",
-        "summary",
-        "legend",
-    ]
-)
 _FLOW = frozenset(
     [
         "p",
@@ -146,6 +118,8 @@ _FLOW = frozenset(
     ]
 )
 _LISTS = frozenset({"ul", "ol", "menu"})
+# Block elements whose own text is one unit; never a container of other blocks.
+_NOT_CONTAINER = _FLOW | _LISTS | {"hr", "tr", "tbody", "thead", "tfoot", "dl"}
 _BOILER_TAGS = frozenset({"nav", "aside", "menu"})
 _BOILER_ROLES = frozenset({"navigation", "contentinfo", "banner", "search", "menu", "menubar"})
 _SECTIONING = frozenset({"article", "main", "section"})

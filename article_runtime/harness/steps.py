@@ -53,6 +53,17 @@ class Run:
             kinds |= {x.id: kind for x in group}
         return kinds
 
+    @cached_property
+    def targets(self) -> dict[str, str]:
+        """Texts a repair may touch: the kept blocks and the chosen metadata candidates."""
+        p = self.need_proposal()
+        kept = set(p.kept_block_ids)
+        texts = {b.id: b.text for b in self.candidates.blocks if b.id in kept}
+        chosen = {p.title_candidate_id, p.subtitle_candidate_id, p.author_candidate_id}
+        m = self.candidates.metadata_candidates
+        texts |= {c.id: c.text for c in (*m.title, *m.subtitle, *m.author) if c.id in chosen}
+        return texts
+
     def need_proposal(self) -> HygieneProposal:
         assert self.proposal is not None, "steps ran out of order"
         return self.proposal
@@ -125,16 +136,6 @@ def links_and_images(run: Run) -> None:
         run.notes[6] = f"{len(orphans)} kept link(s) ignored: their block is not kept"
 
 
-def _targets(run: Run) -> dict[str, str]:
-    p = run.need_proposal()
-    kept = set(p.kept_block_ids)
-    texts = {b.id: b.text for b in run.candidates.blocks if b.id in kept}
-    chosen = {p.title_candidate_id, p.subtitle_candidate_id, p.author_candidate_id}
-    m = run.candidates.metadata_candidates
-    texts |= {c.id: c.text for c in (*m.title, *m.subtitle, *m.author) if c.id in chosen}
-    return texts
-
-
 def _urls(text: str) -> set[str]:
     """Whitespace-separated pieces that parse as absolute URLs (urllib, not a pattern)."""
     found = set()
@@ -154,7 +155,7 @@ def repairs(run: Run) -> None:
         invented = _urls(repair.replacement) - _urls(repair.original)
         if invented:
             raise StepFailure("ungrounded_url", sorted(invented)[0])
-    targets = _targets(run)
+    targets = run.targets
     reviewable = [r for r in p.repairs if r.target_id in targets]
     reviewed = iter(
         review_repairs(
@@ -196,7 +197,7 @@ def grounding(run: Run) -> None:
     assert run.assembly is not None
     kept_links, kept_images = set(p.kept_link_ids), set(p.kept_image_ids)
     images = [img for img in c.images if img.id in kept_images]
-    targets = _targets(run)
+    targets = run.targets
     repaired = [
         apply_repairs(targets[tid], group) for tid, group in accepted_by_target(run.reviews).items()
     ]

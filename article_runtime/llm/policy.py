@@ -101,27 +101,26 @@ class LLMRuntime:
         trace = _Trace(
             self.record, prompt, messages, count_tokens(context_text(messages)), trace_key
         )
-        return await _run(self, call, prompt, providers, messages, validate, trace)
+        return await _run(self, call, providers, validate, trace)
 
 
 async def _run(
     rt: LLMRuntime,
     call: LogicalCall,
-    prompt: PromptSpec,
     providers: CallProviders,
-    messages: list[Message],
     validate: Validator[T],
     trace: _Trace,
 ) -> CallOutcome[T]:
+    """The prompt and messages travel in ``trace``, which records every attempt."""
     outcome: CallOutcome[T] = CallOutcome(None, None)
-    schema = contracts.load_schema(prompt.output_schema)
+    schema = contracts.load_schema(trace.prompt.output_schema)
     for role in ROLES:
         spec: ProviderSpec = getattr(providers, role)
         for attempt in range(1, spec.max_retries + 2):
             started = time.perf_counter()
             try:
                 completion = await rt.client(spec).complete(
-                    messages, schema_name=prompt.name, schema=schema
+                    trace.messages, schema_name=trace.prompt.name, schema=schema
                 )
             except ProviderFailure as failure:
                 record = _attempt(call, role, spec, attempt, started, failure=failure)
