@@ -8,6 +8,7 @@ through that harness too. Without providers, the deterministic path alone.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from article_runtime.extract import deterministic_article
@@ -50,6 +51,24 @@ def _parsed(content: str) -> Any:
         return content[:2000]
 
 
+def role_path(role: Role) -> Path:
+    return "primary" if role == "runtime_primary" else "fallback"
+
+
+def harness_judge(
+    candidates: CandidateSet, raw: bytes, *, source: str
+) -> Callable[[str, Role], Verdict[AssembledArticle]]:
+    """Judge a model answer with the ten-step harness, as the provider policy expects."""
+
+    def judge(content: str, role: Role) -> Verdict[AssembledArticle]:
+        result = run_hygiene_harness(
+            candidates, content, source_html=raw, path=role_path(role), source=source
+        )
+        return Verdict(result.article, result.report.reason, summarize(result), _parsed(content))
+
+    return judge
+
+
 async def hygiene_article(
     candidates: CandidateSet, raw: bytes, *, source: str, llm: LLMRuntime | None
 ) -> AssembledArticle:
@@ -57,13 +76,8 @@ async def hygiene_article(
     if llm is None or llm.providers.for_call(HYGIENE) is None:
         return deterministic_article(candidates, raw, source=source, attempts=[])
     prompt = load_prompt(HYGIENE)
-
-    def judge(content: str, role: Role) -> Verdict[AssembledArticle]:
-        path: Path = "primary" if role == "runtime_primary" else "fallback"
-        result = run_hygiene_harness(candidates, content, source_html=raw, path=path, source=source)
-        return Verdict(result.article, result.report.reason, summarize(result), _parsed(content))
-
     messages = hygiene_messages(prompt, candidates)
+    judge = harness_judge(candidates, raw, source=source)
     outcome = await llm.call(HYGIENE, prompt, messages, judge, trace_key=source)
     if outcome.value is None:
         return deterministic_article(candidates, raw, source=source, attempts=outcome.attempts)

@@ -13,7 +13,9 @@ from typing import Any, Literal
 
 from streams.codec import CodecError
 
-Stage = Literal["ingest", "candidates", "hygiene", "assembly", "enrichment", "decode"]
+Stage = Literal[
+    "ingest", "candidates", "hygiene", "assembly", "enrichment", "compensation", "decode"
+]
 Kind = Literal["fallback", "terminal"]
 NextAttempt = Literal["runtime_primary", "runtime_fallback", "deterministic"]
 
@@ -30,8 +32,12 @@ def compensation_event(
     attempts: Sequence[dict[str, Any]] = (),
     origin: tuple[str, int, int] | None = None,
     occurred_at: datetime | None = None,
+    retry: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """A ``CompensationEvent`` record; ``origin`` is (topic, partition, offset) when known."""
+    """A ``CompensationEvent`` record; ``origin`` is (topic, partition, offset) when known.
+
+    ``retry`` (a ``RetryContext``) carries the candidate set a hygiene fallback's next rung needs.
+    """
     if (kind == "fallback") != (next_attempt is not None):
         raise ValueError("a fallback names its next attempt; a terminal event has none")
     return {
@@ -49,6 +55,7 @@ def compensation_event(
             if origin is None
             else {"topic": origin[0], "partition": origin[1], "offset": origin[2]}
         ),
+        "retry": retry,
     }
 
 

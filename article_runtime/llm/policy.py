@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -90,10 +90,12 @@ class LLMRuntime:
         validate: Validator[T],
         *,
         trace_key: str | None = None,
+        roles: Sequence[Role] = ROLES,
     ) -> CallOutcome[T]:
         """Primary, technical retries, fallback; every attempt recorded and traced.
 
         ``trace_key`` (the article ID) groups all attempts of one article in one trace.
+        ``roles`` narrows the ladder to some rungs: the stream asks one rung per message.
         """
         providers = self.providers.for_call(call)
         if providers is None:
@@ -101,7 +103,7 @@ class LLMRuntime:
         trace = _Trace(
             self.record, prompt, messages, count_tokens(context_text(messages)), trace_key
         )
-        return await _run(self, call, providers, validate, trace)
+        return await _run(self, call, providers, validate, trace, roles)
 
 
 async def _run(
@@ -110,11 +112,12 @@ async def _run(
     providers: CallProviders,
     validate: Validator[T],
     trace: _Trace,
+    roles: Sequence[Role],
 ) -> CallOutcome[T]:
     """The prompt and messages travel in ``trace``, which records every attempt."""
     outcome: CallOutcome[T] = CallOutcome(None, None)
     schema = contracts.load_schema(trace.prompt.output_schema)
-    for role in ROLES:
+    for role in roles:
         spec: ProviderSpec = getattr(providers, role)
         for attempt in range(1, spec.max_retries + 2):
             started = time.perf_counter()

@@ -98,6 +98,8 @@ RECORDS: dict[str, dict[str, Any]] = {
         "attempt": 1,
         "url": None,
         "raw_answer": '{"kept_block_ids": ["b1", "b2"], "title_id": "m1", "repairs": []}',
+        "failure": None,
+        "prompt": {"name": "article_content_hygiene", "version": "1.0.0", "sha256": HASH},
         "candidate_set_json": CANDIDATES,
         "candidate_set_hash": HASH,
         "html_hash": HASH[::-1],
@@ -146,6 +148,7 @@ RECORDS: dict[str, dict[str, Any]] = {
     "ArticleEnriched": {
         "article_id": "folha-2026-03-14-0001",
         "article_hash": HASH,
+        "content_hash": HASH,
         "entity": {"qid": "Q1860", "name": "Banco Central", "identity": None},
         "language": "pt",
         "sentiment": "neutral",
@@ -171,6 +174,12 @@ RECORDS: dict[str, dict[str, Any]] = {
         attempts=ATTEMPTS,
         origin=("article.hygiene.proposal", 2, 41),
         occurred_at=AT,
+        retry={
+            "url": "https://folha.example/2026/03/14/obras.html",
+            "candidate_set_json": '{"blocks": []}',
+            "candidate_set_hash": HASH,
+            "html_hash": HASH,
+        },
     ),
 }
 

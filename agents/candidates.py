@@ -1,0 +1,65 @@
+"""Candidates: raw HTML from ingestion to the first hygiene request of the ladder.
+
+CPU only (no model call), so one message at a time. Unusable HTML ends here as a terminal
+compensation event with the decoder's categorical reason (empty, too large, not HTML...).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import faust
+
+from agents.ladder import first_rung
+from article_runtime.candidates import build_candidates
+from article_runtime.errors import InputError
+from article_runtime.hashing import model_hash, sha256_hex
+from streams.compensation import compensation_event
+from streams.records import feed_metadata, now
+from streams.topics import ARTICLE_COMPENSATION, ARTICLE_INGESTED, HYGIENE_REQUEST
+from streams.wiring import Emit, Event, Wiring, origin, outcomes
+
+
+def candidates_step(
+    record: dict[str, Any], *, has_models: bool, at: tuple[str, int, int] | None = None
+) -> Emit:
+    """The hygiene request for the ladder's first rung, or why the HTML cannot be used."""
+    article_id = record["article_id"]
+    html: bytes = record["html"]
+    try:
+        candidates = build_candidates(
+            html, url=record["url"], feed=feed_metadata(record.get("feed"))
+        )
+    except InputError as exc:
+        event = compensation_event(
+            article_id,
+            stage="candidates",
+            kind="terminal",
+            reason=exc.reason,
+            detail=exc.detail[:500] or None,
+            origin=at,
+        )
+        return Emit(ARTICLE_COMPENSATION, article_id, event)
+    request = {
+        "article_id": article_id,
+        "role": first_rung(has_models),
+        "attempt": 1,
+        "url": record["url"],
+        "candidate_set_json": candidates.model_dump_json(),
+        "candidate_set_hash": model_hash(candidates),
+        "html_hash": sha256_hex(html),
+        "requested_at": now(),
+    }
+    return Emit(HYGIENE_REQUEST, article_id, request)
+
+
+def register(w: Wiring) -> None:
+    has_models = w.has_hygiene_models
+
+    async def handle(event: Event, record: dict[str, Any]) -> list[Emit]:
+        return [candidates_step(record, has_models=has_models, at=origin(event))]
+
+    @w.app.agent(w.topic(ARTICLE_INGESTED), name="candidates")
+    async def candidates(stream: faust.StreamT[bytes]) -> None:
+        async for event in stream.events():
+            await w.publish(await outcomes(w, event, "candidates", handle))

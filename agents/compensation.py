@@ -1,0 +1,56 @@
+"""Compensation: turn a fallback decision into the next hygiene request.
+
+Stateless: the event carries the candidate set the next rung needs (``retry``). The ladder is
+bounded by the assembly agent, which names at most two fallbacks per article; terminal events
+stay on the compensation topic for people and the ledger.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import faust
+
+from streams.compensation import compensation_event
+from streams.records import now
+from streams.topics import ARTICLE_COMPENSATION, HYGIENE_REQUEST
+from streams.wiring import Emit, Event, Wiring, outcomes
+
+
+def compensation_step(event: dict[str, Any]) -> list[Emit]:
+    """The next rung's request for a fallback event; nothing for a terminal one."""
+    if event["kind"] != "fallback":
+        return []
+    article_id, retry = event["article_id"], event.get("retry")
+    if retry is None or event["next_attempt"] is None:
+        missing = compensation_event(
+            article_id,
+            stage=event["stage"],
+            kind="terminal",
+            reason="retry_context_missing",
+            detail=f"fallback after {event['reason']} carried no candidate set",
+            attempts_so_far=event["attempts_so_far"],
+            attempts=event["attempts"],
+        )
+        return [Emit(ARTICLE_COMPENSATION, article_id, missing)]
+    request = {
+        "article_id": article_id,
+        "role": event["next_attempt"],
+        "attempt": event["attempts_so_far"] + 1,
+        "url": retry["url"],
+        "candidate_set_json": retry["candidate_set_json"],
+        "candidate_set_hash": retry["candidate_set_hash"],
+        "html_hash": retry["html_hash"],
+        "requested_at": now(),
+    }
+    return [Emit(HYGIENE_REQUEST, article_id, request)]
+
+
+def register(w: Wiring) -> None:
+    async def handle(_event: Event, record: dict[str, Any]) -> list[Emit]:
+        return compensation_step(record)
+
+    @w.app.agent(w.topic(ARTICLE_COMPENSATION), name="compensation")
+    async def compensation(stream: faust.StreamT[bytes]) -> None:
+        async for event in stream.events():
+            await w.publish(await outcomes(w, event, "compensation", handle))

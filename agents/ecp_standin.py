@@ -1,0 +1,42 @@
+"""LOCAL STAND-IN for the ECP classifier: approves every assembled article for one entity.
+
+The real ECP classifier is an external service that publishes ``ecp.verdict``; we never
+reimplement it. This agent exists only so local runs (``make demo``, integration tests)
+exercise enrichment. It runs only when ``ECP_STANDIN_QID`` and ``ECP_STANDIN_NAME`` are set,
+and every verdict it writes says so in ``classifier_version``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import faust
+
+from streams.records import now
+from streams.settings import StandInEntity
+from streams.topics import ARTICLE_ASSEMBLED, ECP_VERDICT
+from streams.wiring import Emit, Event, Wiring, outcomes
+
+CLASSIFIER_VERSION = "local-stand-in (not ECP): approves everything"
+
+
+def standin_verdict(assembled: dict[str, Any], entity: StandInEntity) -> Emit:
+    verdict = {
+        "article_id": assembled["article_id"],
+        "approved": True,
+        "entity": {"qid": entity.qid, "name": entity.name, "identity": None},
+        "article_hash": assembled["hashes"]["markdown"],
+        "classifier_version": CLASSIFIER_VERSION,
+        "decided_at": now(),
+    }
+    return Emit(ECP_VERDICT, assembled["article_id"], verdict)
+
+
+def register(w: Wiring, entity: StandInEntity) -> None:
+    async def handle(_event: Event, record: dict[str, Any]) -> list[Emit]:
+        return [standin_verdict(record, entity)]
+
+    @w.app.agent(w.topic(ARTICLE_ASSEMBLED), name="ecp_standin")
+    async def ecp_standin(stream: faust.StreamT[bytes]) -> None:
+        async for event in stream.events():
+            await w.publish(await outcomes(w, event, "enrichment", handle))

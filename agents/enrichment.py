@@ -1,0 +1,133 @@
+"""Enrichment: join an approved ECP verdict with its assembled article, whichever comes first.
+
+One writer for the join table (concurrency 1). The model's answer is not deterministic, so
+the result is written to the table and flushed to the broker *before* the output is produced:
+after a crash the redelivered input finds the result and produces it again (same content
+hash) instead of asking the model a second time.
+
+Table value per article (JSON): ``article`` (AssembledArticle JSON or None), ``verdicts``
+(QID -> verdict) and ``results`` (QID -> stored outcome).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, MutableMapping
+from datetime import UTC, datetime
+from typing import Any
+
+import faust
+
+from article_runtime.enrichment.call import enrich_article
+from article_runtime.enrichment.model import EnrichedArticle, EnrichmentFailure
+from article_runtime.llm.policy import LLMRuntime
+from article_runtime.model import AssembledArticle
+from streams.compensation import compensation_event
+from streams.records import assembled_article, attempt_records, enriched_record, entity_from, now
+from streams.topics import ARTICLE_ASSEMBLED, ARTICLE_COMPENSATION, ARTICLE_ENRICHED, ECP_VERDICT
+from streams.wiring import Emit, Event, Wiring, outcomes
+
+JOIN_TABLE = "enrichment_join"
+Enrich = Callable[[AssembledArticle, dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
+def empty_state() -> dict[str, Any]:
+    return {"article": None, "verdicts": {}, "results": {}}
+
+
+def result_emit(stored: dict[str, Any]) -> Emit:
+    """The output for a stored result; the same bytes of content every time it is replayed."""
+    at = datetime.fromtimestamp(stored["at"], UTC)
+    if stored["kind"] == "enriched":
+        enriched = EnrichedArticle.model_validate(stored["result"])
+        return Emit(ARTICLE_ENRICHED, enriched.source, enriched_record(enriched, at=at))
+    failure = EnrichmentFailure.model_validate(stored["result"])
+    event = compensation_event(
+        failure.source,
+        stage="enrichment",
+        kind="terminal",
+        reason=failure.reason,
+        detail=None if failure.last_reason is None else f"last attempt: {failure.last_reason}",
+        attempts_so_far=len(failure.attempts),
+        attempts=attempt_records(failure.attempts),
+        occurred_at=at,
+    )
+    return Emit(ARTICLE_COMPENSATION, failure.source, event)
+
+
+def make_enrich(llm: LLMRuntime | None) -> Enrich:
+    async def enrich(article: AssembledArticle, verdict: dict[str, Any]) -> dict[str, Any]:
+        result = await enrich_article(article, entity_from(verdict["entity"]), llm=llm)
+        kind = "enriched" if isinstance(result, EnrichedArticle) else "failed"
+        return {"kind": kind, "result": result.model_dump(mode="json"), "at": now().timestamp()}
+
+    return enrich
+
+
+class EnrichmentJoin:
+    """The join's logic over any mapping (a Faust table in the worker, a dict in unit tests)."""
+
+    def __init__(
+        self,
+        table: MutableMapping[str, Any],
+        enrich: Enrich,
+        flush: Callable[[], Awaitable[None]],
+    ) -> None:
+        self.table, self.enrich, self.flush = table, enrich, flush
+
+    async def on_assembled(self, record: dict[str, Any]) -> list[Emit]:
+        article = assembled_article(record)
+        state = self.table.get(article.source) or empty_state()
+        state = {**state, "article": article.model_dump(mode="json")}
+        self.table[article.source] = state
+        return await self._settle(article.source, state)
+
+    async def on_verdict(self, record: dict[str, Any]) -> list[Emit]:
+        article_id, entity = record["article_id"], record["entity"]
+        if not record["approved"] or entity is None:
+            return []
+        state = self.table.get(article_id) or empty_state()
+        verdict = {"entity": entity, "article_hash": record["article_hash"]}
+        state = {**state, "verdicts": {**state["verdicts"], entity["qid"]: verdict}}
+        self.table[article_id] = state
+        return await self._settle(article_id, state, only=entity["qid"])
+
+    async def _settle(
+        self, article_id: str, state: dict[str, Any], only: str | None = None
+    ) -> list[Emit]:
+        """Enrich the approved entities (``only`` one, or all) once the article is here.
+
+        A stored result is produced again rather than recomputed: this input may be a
+        redelivery whose first output never reached the broker.
+        """
+        if state["article"] is None:
+            return []
+        article = AssembledArticle.model_validate(state["article"])
+        emits = []
+        for qid, verdict in state["verdicts"].items():
+            if only is not None and qid != only:
+                continue
+            judged_hash = verdict["article_hash"]
+            if judged_hash is not None and judged_hash != article.hashes.markdown:
+                continue  # a verdict on another version of the article: not ours to join
+            stored = state["results"].get(qid)
+            if stored is None:
+                stored = await self.enrich(article, verdict)
+                state = {**state, "results": {**state["results"], qid: stored}}
+                self.table[article_id] = state
+                await self.flush()  # the result is durable before anyone can see it
+            emits.append(result_emit(stored))
+        return emits
+
+
+def register(w: Wiring) -> None:
+    join = EnrichmentJoin(w.tables[JOIN_TABLE], make_enrich(w.llm), w.flush_tables)
+
+    async def handle(event: Event, record: dict[str, Any]) -> list[Emit]:
+        if event.message.topic == ARTICLE_ASSEMBLED.name:
+            return await join.on_assembled(record)
+        return await join.on_verdict(record)
+
+    @w.app.agent(w.topic(ARTICLE_ASSEMBLED, ECP_VERDICT), name="enrichment")
+    async def enrichment(stream: faust.StreamT[bytes]) -> None:
+        async for event in stream.events():
+            await w.publish(await outcomes(w, event, "enrichment", handle))

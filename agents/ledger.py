@@ -1,0 +1,136 @@
+"""Ledger: what operators read. Per-article status and outcome counters, from the topics.
+
+It consumes every topic of the flow and is the only writer of both tables (concurrency 1).
+Status is event-sourced from what is durably on the topics, so it shows what downstream sees.
+Counters are keyed by source partition (``"<partition>/<name>"``): a Faust table's changelog
+follows the source partition, so one key per partition keeps counts right across rebalances.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import faust
+
+from streams.codec import CodecError
+from streams.topics import (
+    ARTICLE_ASSEMBLED,
+    ARTICLE_ENRICHED,
+    ARTICLE_INGESTED,
+    BY_NAME,
+    ECP_VERDICT,
+    HYGIENE_PROPOSAL,
+    HYGIENE_REQUEST,
+    TOPICS,
+)
+from streams.wiring import Wiring
+
+STATUS_TABLE = "article_status"
+COUNTERS_TABLE = "outcome_counters"
+MAX_EVENTS = 40  # lineage entries kept per article; the topics hold the rest
+_ATTEMPT_FIELDS = ("call", "role", "model", "attempt", "outcome", "reason", "latency_ms")
+
+
+def _stamp(value: Any) -> str | None:
+    return value.isoformat() if isinstance(value, datetime) else None
+
+
+def _attempts(record: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{k: a.get(k) for k in _ATTEMPT_FIELDS} for a in record.get("attempts", [])]
+
+
+def observe(topic: str, record: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """What one message says about its article (a lineage entry) and which counters it bumps."""
+    if topic == ARTICLE_INGESTED.name:
+        return {"stage": "ingested", "url": record["url"]}, ["ingested"]
+    if topic == HYGIENE_REQUEST.name:
+        return {"stage": "hygiene_requested", "role": record["role"]}, [
+            f"requested/{record['role']}"
+        ]
+    if topic == HYGIENE_PROPOSAL.name:
+        entry = {
+            "stage": "proposed",
+            "role": record["role"],
+            "failure": record["failure"],
+            "prompt": record["prompt"],
+            "attempts": _attempts(record),
+        }
+        return entry, [f"proposed/{record['role']}"]
+    if topic == ARTICLE_ASSEMBLED.name:
+        entry = {
+            "stage": "assembled",
+            "path": record["path"],
+            "title": record["title"],
+            "markdown_hash": record["hashes"]["markdown"],
+            "attempts": _attempts(record),
+        }
+        return entry, [f"assembled/{record['path']}"]
+    if topic == ECP_VERDICT.name:
+        verdict = "approved" if record["approved"] else "rejected"
+        entity = record["entity"] or {}
+        entry = {
+            "stage": f"ecp_{verdict}",
+            "entity": entity.get("qid"),
+            "classifier": record["classifier_version"],
+        }
+        return entry, [f"verdict/{verdict}"]
+    if topic == ARTICLE_ENRICHED.name:
+        entry = {
+            "stage": "enriched",
+            "path": record["path"],
+            "entity": record["entity"]["qid"],
+            "sentiment": record["sentiment"],
+            "tags": [t["tag"] for t in record["tags"]],
+            "prompt": record["prompt"],
+            "content_hash": record["content_hash"],
+            "attempts": _attempts(record),
+        }
+        return entry, [f"enriched/{record['path']}"]
+    entry = {
+        "stage": f"compensation_{record['kind']}",
+        "from_stage": record["stage"],
+        "reason": record["reason"],
+        "detail": record["detail"],
+        "next_attempt": record["next_attempt"],
+        "attempts": _attempts(record),
+    }
+    name = f"compensation/{record['stage']}/{record['kind']}/{record['reason']}"
+    return entry, [name]
+
+
+def updated(
+    status: dict[str, Any] | None, topic: str, entry: dict[str, Any], at: str | None
+) -> dict[str, Any]:
+    """The article's status after one lineage entry (a new dict: tables need reassignment)."""
+    before = status or {"events": []}
+    event = {"topic": topic, "at": at, **entry}
+    after = {**before, "stage": entry["stage"], "updated_at": at}
+    if "path" in entry and topic == ARTICLE_ASSEMBLED.name:
+        after["path"] = entry["path"]
+    if "reason" in entry:
+        after["last_reason"] = entry["reason"]
+    after["events"] = [*before["events"], event][-MAX_EVENTS:]
+    return after
+
+
+def register(w: Wiring) -> None:
+    status, counters = w.tables[STATUS_TABLE], w.tables[COUNTERS_TABLE]
+
+    @w.app.agent(w.topic(*TOPICS), name="ledger")
+    async def ledger(stream: faust.StreamT[bytes]) -> None:
+        async for event in stream.events():
+            message = event.message
+            try:
+                record = w.codec.decode(message.value, BY_NAME[message.topic].schema)
+            except CodecError as error:
+                entry, names = {"stage": "undecodable", "reason": error.reason}, ["undecodable"]
+                record = {}
+            else:
+                entry, names = observe(message.topic, record)
+            key = (message.key or b"").decode("utf-8", errors="replace")
+            at = datetime.fromtimestamp(message.timestamp).astimezone().isoformat()
+            status[key] = updated(status.get(key), message.topic, entry, at)
+            for name in names:
+                counter = f"{message.partition}/{name}"
+                counters[counter] = counters.get(counter, 0) + 1

@@ -1,0 +1,58 @@
+"""The Faust app: topics, tables, agents and web views assembled from settings.
+
+Built by a function, not at import time, so nothing connects or reads the environment until a
+worker (``streams.worker``) or a test asks for it.
+"""
+
+from __future__ import annotations
+
+import faust
+
+from agents import assembly, candidates, compensation, ecp_standin, enrichment, hygiene, ledger
+from article_runtime.llm.policy import LLMRuntime
+from streams import views
+from streams.codec import AvroCodec
+from streams.settings import WorkerSettings
+from streams.topics import PARTITIONS, TOPICS
+from streams.wiring import Wiring
+
+MAX_MESSAGE_BYTES = 10 * 1024 * 1024  # ingestion's 5 MiB HTML limit plus Avro and headroom
+TABLES = (
+    assembly.LADDER_TABLE,
+    enrichment.JOIN_TABLE,
+    ledger.STATUS_TABLE,
+    ledger.COUNTERS_TABLE,
+)
+
+
+def create_app(settings: WorkerSettings, llm: LLMRuntime | None) -> Wiring:
+    app = faust.App(
+        settings.app_id,
+        broker=[f"kafka://{host.strip()}" for host in settings.bootstrap.split(",")],
+        store=settings.store,
+        web_port=settings.web_port,
+        topic_partitions=PARTITIONS,
+        consumer_auto_offset_reset="earliest",
+        producer_max_request_size=MAX_MESSAGE_BYTES,
+        consumer_max_fetch_size=MAX_MESSAGE_BYTES,
+        producer_acks=-1,
+        web_in_thread=False,
+    )
+    topics = {
+        t.name: app.topic(
+            t.name, partitions=t.partitions, key_serializer="raw", value_serializer="raw"
+        )
+        for t in TOPICS
+    }
+    # Tables keep the source topics' partition count (their changelogs follow the source
+    # partition) and JSON values, reassigned whole on every change.
+    tables = {
+        name: app.Table(name, default=None, partitions=PARTITIONS, key_type=str) for name in TABLES
+    }
+    w = Wiring(app, settings, AvroCodec(), topics, tables, llm)
+    for module in (candidates, hygiene, assembly, compensation, enrichment, ledger):
+        module.register(w)
+    if settings.ecp_standin is not None:
+        ecp_standin.register(w, settings.ecp_standin)
+    views.register(w)
+    return w

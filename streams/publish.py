@@ -1,0 +1,94 @@
+"""Publish HTML files to ``article.ingested`` the way ingestion does (demo and tests).
+
+``python -m streams.publish FILE_OR_DIR...`` uses ``KAFKA_BOOTSTRAP_SERVERS``. The article ID is
+the file name without its extensions; gzip files are sent as they are (the decoder inflates).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from confluent_kafka import Producer
+
+from streams.codec import AvroCodec
+from streams.local_kafka import BOOTSTRAP_ENV
+from streams.records import now
+from streams.topics import ARTICLE_INGESTED, PRODUCER_CONFIG, message_key
+
+HTML_SUFFIXES = (".html", ".htm", ".html.gz", ".htm.gz")
+
+
+def ingested_record(article_id: str, url: str, html: bytes) -> dict[str, object]:
+    return {
+        "article_id": article_id,
+        "url": url,
+        "html": html,
+        "received_at": now(),
+        "content_type": "text/html",
+        "feed": None,
+    }
+
+
+def html_files(paths: Iterable[Path]) -> list[Path]:
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found.extend(sorted(p for p in path.iterdir() if p.name.endswith(HTML_SUFFIXES)))
+        else:
+            found.append(path)
+    return found
+
+
+def article_id_of(path: Path) -> str:
+    name = path.name
+    for suffix in sorted(HTML_SUFFIXES, key=len, reverse=True):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def publish(bootstrap: str, records: Iterable[dict[str, object]]) -> int:
+    """Produce every record and wait for the broker; returns how many were sent."""
+    codec = AvroCodec()
+    producer = Producer(
+        {"bootstrap.servers": bootstrap, "message.max.bytes": 10 * 1024 * 1024, **PRODUCER_CONFIG}
+    )
+    errors: list[str] = []
+
+    def delivered(error: object, _message: object) -> None:
+        if error is not None:
+            errors.append(str(error))
+
+    sent = 0
+    for record in records:
+        value = codec.encode(ARTICLE_INGESTED.schema, record)
+        key = message_key(str(record["article_id"]))
+        producer.produce(ARTICLE_INGESTED.name, key=key, value=value, on_delivery=delivered)
+        producer.poll(0)
+        sent += 1
+    producer.flush(30)
+    if errors:
+        raise RuntimeError(f"{len(errors)} messages not delivered: {errors[0]}")
+    return sent
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m streams.publish", description=__doc__)
+    parser.add_argument("paths", nargs="+", type=Path)
+    args = parser.parse_args(argv)
+    bootstrap = os.environ.get(BOOTSTRAP_ENV)
+    if not bootstrap:
+        parser.error(f"{BOOTSTRAP_ENV} is unset")
+    files = html_files(args.paths)
+    records = (
+        ingested_record(article_id_of(p), f"file://{p.resolve()}", p.read_bytes()) for p in files
+    )
+    print(f"published {publish(bootstrap, records)} articles")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,72 @@
+"""Core models to Avro records and back: the one place the topic contracts meet the core.
+
+The Avro schemas mirror the pydantic models field for field, except that the article is named
+by ``article_id`` on the wire (``source`` in the core) and every record carries its own time.
+Round trips are tested against ``schemas/avro/`` so a drift shows up as a failing test.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from article_runtime.enrichment.model import EnrichedArticle, Entity
+from article_runtime.hashing import sha256_hex
+from article_runtime.model import AssembledArticle, AttemptRecord, FeedMetadata, Usage
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+def attempt_records(attempts: Sequence[AttemptRecord]) -> list[dict[str, Any]]:
+    return [a.model_dump() for a in attempts]
+
+
+def attempts_from(records: Sequence[dict[str, Any]]) -> list[AttemptRecord]:
+    return [AttemptRecord.model_validate(r) for r in records]
+
+
+def usage_record(attempts: Sequence[AttemptRecord]) -> dict[str, Any]:
+    return Usage.of(list(attempts)).model_dump()
+
+
+def feed_metadata(record: dict[str, Any] | None) -> FeedMetadata | None:
+    return None if record is None else FeedMetadata.model_validate(record)
+
+
+def assembled_record(article: AssembledArticle, *, at: datetime | None = None) -> dict[str, Any]:
+    record = article.model_dump(exclude={"source"})
+    return {"article_id": article.source, **record, "assembled_at": at or now()}
+
+
+def assembled_article(record: dict[str, Any]) -> AssembledArticle:
+    fields = {k: v for k, v in record.items() if k not in ("article_id", "assembled_at")}
+    return AssembledArticle.model_validate({"source": record["article_id"], **fields})
+
+
+def enrichment_content_hash(result: EnrichedArticle) -> str:
+    """Stable over reprocessing: what the enrichment says, not when or by which attempt."""
+    content = {
+        "article_hash": result.article_hash,
+        "entity": result.entity.qid,
+        "sentiment": result.sentiment,
+        "tags": [t.model_dump() for t in result.tags],
+    }
+    return sha256_hex(json.dumps(content, ensure_ascii=False, sort_keys=True))
+
+
+def enriched_record(result: EnrichedArticle, *, at: datetime | None = None) -> dict[str, Any]:
+    record = result.model_dump(exclude={"source"})
+    return {
+        "article_id": result.source,
+        **record,
+        "content_hash": enrichment_content_hash(result),
+        "enriched_at": at or now(),
+    }
+
+
+def entity_from(record: dict[str, Any]) -> Entity:
+    return Entity.model_validate(record)

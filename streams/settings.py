@@ -1,0 +1,74 @@
+"""The worker's settings, read once from the environment (12-factor: the chart's ConfigMap).
+
+Secrets never pass through here: provider keys stay in the variables the providers file names
+(``api_key_env``), read only by ``article_runtime.llm.providers`` at call time.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from streams.local_kafka import BOOTSTRAP_ENV
+
+APP_ID_ENV = "ARTICLE_RUNTIME_APP_ID"
+WEB_PORT_ENV = "ARTICLE_RUNTIME_WEB_PORT"
+HYGIENE_CONCURRENCY_ENV = "ARTICLE_RUNTIME_HYGIENE_CONCURRENCY"
+STORE_ENV = "ARTICLE_RUNTIME_STORE"
+ECP_STANDIN_QID_ENV = "ECP_STANDIN_QID"
+ECP_STANDIN_NAME_ENV = "ECP_STANDIN_NAME"
+
+
+class SettingsError(ValueError):
+    """A setting is missing or malformed; the message names the variable."""
+
+
+@dataclass(frozen=True)
+class StandInEntity:
+    """The entity the local ECP stand-in approves every article for (never in production)."""
+
+    qid: str
+    name: str
+
+
+@dataclass(frozen=True)
+class WorkerSettings:
+    bootstrap: str
+    app_id: str = "article-runtime"
+    web_port: int = 6066
+    hygiene_concurrency: int = 8  # hygiene calls in flight per worker
+    store: str = "memory://"  # Faust table store; "rocksdb://" where python-rocksdict exists
+    ecp_standin: StandInEntity | None = None
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> WorkerSettings:
+        env = os.environ if environ is None else environ
+        bootstrap = env.get(BOOTSTRAP_ENV, "").strip()
+        if not bootstrap:
+            raise SettingsError(f"{BOOTSTRAP_ENV} is unset: the worker needs a Kafka cluster")
+        qid = env.get(ECP_STANDIN_QID_ENV, "").strip()
+        name = env.get(ECP_STANDIN_NAME_ENV, "").strip()
+        if bool(qid) != bool(name):
+            raise SettingsError(f"set both {ECP_STANDIN_QID_ENV} and {ECP_STANDIN_NAME_ENV}")
+        return cls(
+            bootstrap=bootstrap,
+            app_id=env.get(APP_ID_ENV, cls.app_id),
+            web_port=_positive(env, WEB_PORT_ENV, cls.web_port),
+            hygiene_concurrency=_positive(env, HYGIENE_CONCURRENCY_ENV, cls.hygiene_concurrency),
+            store=env.get(STORE_ENV, cls.store),
+            ecp_standin=StandInEntity(qid, name) if qid else None,
+        )
+
+
+def _positive(env: Mapping[str, str], name: str, default: int) -> int:
+    raw = env.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise SettingsError(f"{name} must be a whole number, not {raw!r}") from None
+    if value < 1:
+        raise SettingsError(f"{name} must be at least 1, not {value}")
+    return value

@@ -1,0 +1,137 @@
+"""What every agent shares: the Faust app, its topics and tables, the codec, the LLM runtime.
+
+Agents are thin: decode, call a pure stage function, ``publish`` its ``Emit``s. ``publish``
+awaits the broker's acknowledgement of every message before returning, and agents only move
+to their next message afterwards; Faust acks a message when the agent asks for the next one,
+so no offset is committed before its outcome is durably produced (at-least-once).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import faust
+from faust.types import EventT, TableT
+
+from article_runtime.hygiene import HYGIENE
+from article_runtime.llm.policy import LLMRuntime
+from streams.codec import AvroCodec, CodecError
+from streams.compensation import Stage, compensation_event, undecodable
+from streams.settings import WorkerSettings
+from streams.topics import ARTICLE_COMPENSATION, BY_NAME, Topic, message_key
+
+_log = logging.getLogger(__name__)
+Event = EventT[bytes]  # every topic carries raw Avro bytes, decoded by our codec
+PUBLISH_FAILED_EXIT = 70  # EX_SOFTWARE: the supervisor restarts us; nothing was committed
+
+
+@dataclass(frozen=True)
+class Emit:
+    """One message a stage wants produced: topic, article key, Avro record."""
+
+    topic: Topic
+    article_id: str
+    record: dict[str, Any]
+
+
+@dataclass
+class Wiring:
+    app: faust.App
+    settings: WorkerSettings
+    codec: AvroCodec
+    topics: Mapping[str, faust.TopicT]
+    tables: Mapping[str, TableT[str, Any]]
+    llm: LLMRuntime | None
+    _pending: set[asyncio.Future[Any]] = field(default_factory=set)
+
+    @property
+    def has_hygiene_models(self) -> bool:
+        """Whether the ladder has model rungs; without providers it starts deterministic."""
+        return self.llm is not None and self.llm.providers.for_call(HYGIENE) is not None
+
+    def topic(self, *topics: Topic) -> faust.TopicT:
+        """A raw-bytes channel over ``topics``: values are decoded by our codec, not Faust's."""
+        return self.app.topic(
+            *(t.name for t in topics), key_serializer="raw", value_serializer="raw"
+        )
+
+    def decode(self, event: Event) -> dict[str, Any] | Emit:
+        """The record, or the terminal compensation for a value our codec refuses."""
+        message = event.message
+        topic = BY_NAME[message.topic]
+        try:
+            return self.codec.decode(message.value or b"", topic.schema)
+        except CodecError as error:
+            record = undecodable(
+                error,
+                key=message.key,
+                topic=message.topic,
+                partition=message.partition,
+                offset=message.offset,
+            )
+            return Emit(ARTICLE_COMPENSATION, record["article_id"], record)
+
+    async def publish(self, emits: Iterable[Emit]) -> None:
+        """Produce every message and wait until the broker has each one.
+
+        A failure to produce is not bad input: retrying it locally could reorder outputs, and
+        acking it would lose the input. The process exits without committing, and the input
+        is redelivered to this worker's successor.
+        """
+        futures = []
+        try:
+            for emit in emits:
+                value = self.codec.encode(emit.topic.schema, emit.record)
+                channel = self.topics[emit.topic.name]
+                futures.append(await channel.send(key=message_key(emit.article_id), value=value))
+            await asyncio.gather(*futures)
+        except Exception:
+            _log.critical("publish failed: exiting without commit so the input is redelivered")
+            logging.shutdown()
+            os._exit(PUBLISH_FAILED_EXIT)
+
+    async def flush_tables(self) -> None:
+        """Wait until every buffered table change is on the broker (before an output that
+        depends on it, so a restart finds the change instead of repeating an LLM call)."""
+        producer = self.app.producer
+        while producer.buffer.size:
+            await producer.buffer.flush()
+        await producer.flush()
+
+
+Handler = Callable[[Event, dict[str, Any]], Awaitable[list[Emit]]]
+
+
+def origin(event: Event) -> tuple[str, int, int]:
+    message = event.message
+    return (message.topic, message.partition, message.offset)
+
+
+async def outcomes(w: Wiring, event: Event, stage: Stage, handle: Handler) -> list[Emit]:
+    """What one input turns into; never raises, so Faust never acks a message we dropped.
+
+    Undecodable values and unexpected errors become terminal compensation events that name
+    where the input sits, so an operator can find and replay it.
+    """
+    record = w.decode(event)
+    if isinstance(record, Emit):
+        return [record]
+    article_id = str(record.get("article_id", ""))
+    try:
+        return await handle(event, record)
+    except Exception as exc:
+        _log.exception("%s failed on %s", stage, article_id)
+        failure = compensation_event(
+            article_id,
+            stage=stage,
+            kind="terminal",
+            reason="internal_error",
+            detail=type(exc).__name__,
+            origin=origin(event),
+        )
+        return [Emit(ARTICLE_COMPENSATION, article_id, failure)]
