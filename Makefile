@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 
 ## Run the main job on the bundled samples.
 demo: $(STAMP)
-	$(BIN)/article-runtime extract samples/ --format markdown
+	$(BIN)/python -m streams.demo
 
 ## Lint, type-check and run the whole test suite (the evals tests need promptfoo installed).
 test: $(STAMP) lint $(PROMPTFOO)

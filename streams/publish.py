@@ -54,7 +54,12 @@ def publish(bootstrap: str, records: Iterable[dict[str, object]]) -> int:
     """Produce every record and wait for the broker; returns how many were sent."""
     codec = AvroCodec()
     producer = Producer(
-        {"bootstrap.servers": bootstrap, "message.max.bytes": 10 * 1024 * 1024, **PRODUCER_CONFIG}
+        {
+            "bootstrap.servers": bootstrap,
+            "message.max.bytes": 10 * 1024 * 1024,
+            "log_level": 3,  # the broker we just started may still be loading: not news
+            **PRODUCER_CONFIG,
+        }
     )
     errors: list[str] = []
 

@@ -1,0 +1,120 @@
+"""Run a worker as a real child process (demo, integration tests, throughput bench).
+
+A separate process is what production runs and what SIGKILL can hit; the parent only talks to
+it through Kafka and its web port.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Mapping
+from pathlib import Path
+from types import TracebackType
+
+from streams.local_kafka import BOOTSTRAP_ENV
+from streams.settings import APP_ID_ENV, WEB_PORT_ENV
+
+
+class WorkerStartError(RuntimeError):
+    """The worker did not become ready; the message carries its log tail."""
+
+
+class WorkerProcess:
+    """``python -m streams.worker`` with its own log file; ready once it owns partitions."""
+
+    def __init__(
+        self,
+        bootstrap: str,
+        *,
+        web_port: int,
+        log_path: Path,
+        app_id: str = "article-runtime",
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.web_port, self.log_path = web_port, log_path
+        self.env = {
+            **os.environ,
+            **(env or {}),
+            BOOTSTRAP_ENV: bootstrap,
+            APP_ID_ENV: app_id,
+            WEB_PORT_ENV: str(web_port),
+            "PYTHONUNBUFFERED": "1",
+        }
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self, *, timeout_s: float = 90.0, need_partitions: bool = True) -> WorkerProcess:
+        log = self.log_path.open("ab")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "streams.worker"],
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        log.close()
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise WorkerStartError(f"worker exited {self.process.returncode}\n{self.tail()}")
+            health = self.get("/health/")
+            if health is not None and (health["partitions"] or not need_partitions):
+                return self
+            time.sleep(0.25)
+        self.kill()
+        raise WorkerStartError(f"worker not ready after {timeout_s:.0f} s\n{self.tail()}")
+
+    def get(self, path: str) -> dict[str, object] | None:
+        """A web view's JSON, or None when the worker does not answer (yet)."""
+        url = f"http://127.0.0.1:{self.web_port}{path}"
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                data: dict[str, object] = json.loads(response.read())
+                return data
+        except urllib.error.HTTPError as error:
+            if error.code == 404:
+                return None
+            raise
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            return None
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown, no commit: what a crashed node looks like to Kafka."""
+        if self.process is not None and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+
+    def stop(self, grace_s: float = 30.0) -> int | None:
+        """SIGTERM and wait for Faust's graceful stop (commits what was acked)."""
+        if self.process is None or self.process.poll() is not None:
+            return None if self.process is None else self.process.returncode
+        self.process.terminate()
+        try:
+            return self.process.wait(grace_s)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            return None
+
+    def tail(self, lines: int = 40) -> str:
+        try:
+            text = self.log_path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return ""
+        return "\n".join(text.splitlines()[-lines:])
+
+    def __enter__(self) -> WorkerProcess:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
