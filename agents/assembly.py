@@ -65,7 +65,8 @@ def assembly_step(
     candidates = CandidateSet.model_validate_json(proposal["candidate_set_json"])
     prior = attempts_from(state["attempts"]) if state else []
     judged = _judge(proposal, candidates, prior)
-    new = judged.attempts[len(prior) :] if isinstance(judged, AssembledArticle) else judged[1]
+    everything = judged.attempts if isinstance(judged, AssembledArticle) else judged[1]
+    new = everything[len(prior) :]  # the state keeps each rung's attempts once
     if isinstance(judged, AssembledArticle):
         hashes = judged.hashes.model_copy(update={"source_html": proposal["html_hash"]})
         article = judged.model_copy(update={"hashes": hashes})

@@ -8,7 +8,7 @@ from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka.admin import AdminClient
 from confluent_kafka.cimpl import NewTopic  # typed here; the admin re-export is not
 
-from streams.topics import TOPICS, Topic
+from streams.topics import MAX_MESSAGE_BYTES, TOPICS, Topic
 
 
 def ensure_topics(
@@ -16,7 +16,11 @@ def ensure_topics(
 ) -> None:
     """Create missing topics; existing ones are left as they are (partition counts included)."""
     admin = AdminClient({"bootstrap.servers": bootstrap})
-    wanted = [NewTopic(t.name, num_partitions=t.partitions, replication_factor=1) for t in topics]
+    config = {"max.message.bytes": str(MAX_MESSAGE_BYTES)}
+    wanted = [
+        NewTopic(t.name, num_partitions=t.partitions, replication_factor=1, config=config)
+        for t in topics
+    ]
     futures = admin.create_topics(wanted, operation_timeout=timeout_s, request_timeout=timeout_s)
     for future in futures.values():
         try:

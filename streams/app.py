@@ -13,10 +13,9 @@ from article_runtime.llm.policy import LLMRuntime
 from streams import views
 from streams.codec import AvroCodec
 from streams.settings import WorkerSettings
-from streams.topics import PARTITIONS, TOPICS
+from streams.topics import MAX_MESSAGE_BYTES, PARTITIONS, TOPICS
 from streams.wiring import Wiring
 
-MAX_MESSAGE_BYTES = 10 * 1024 * 1024  # ingestion's 5 MiB HTML limit plus Avro and headroom
 TABLES = (
     assembly.LADDER_TABLE,
     enrichment.JOIN_TABLE,

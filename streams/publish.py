@@ -16,7 +16,7 @@ from confluent_kafka import Producer
 from streams.codec import AvroCodec
 from streams.local_kafka import BOOTSTRAP_ENV
 from streams.records import now
-from streams.topics import ARTICLE_INGESTED, PRODUCER_CONFIG, message_key
+from streams.topics import ARTICLE_INGESTED, MAX_MESSAGE_BYTES, PRODUCER_CONFIG, message_key
 
 HTML_SUFFIXES = (".html", ".htm", ".html.gz", ".htm.gz")
 
@@ -56,7 +56,7 @@ def publish(bootstrap: str, records: Iterable[dict[str, object]]) -> int:
     producer = Producer(
         {
             "bootstrap.servers": bootstrap,
-            "message.max.bytes": 10 * 1024 * 1024,
+            "message.max.bytes": MAX_MESSAGE_BYTES,
             "log_level": 3,  # the broker we just started may still be loading: not news
             **PRODUCER_CONFIG,
         }

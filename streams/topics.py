@@ -10,6 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 PARTITIONS = 3
+# Ingestion's 5 MiB HTML limit plus the Avro record and headroom; the candidate set carried on
+# the hygiene topics stays well below. Topics, producers and consumers all use this figure.
+MAX_MESSAGE_BYTES = 10 * 1024 * 1024
 
 # librdkafka (confluent-kafka) hashes keys with CRC32 by default; the Java client and aiokafka
 # (under Faust) use murmur2. Every producer must hash alike or co-partitioning silently breaks.

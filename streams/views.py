@@ -64,8 +64,10 @@ def register(w: Wiring) -> None:
                 reasons.append({"stage": stage, "kind": kind, "reason": reason, "count": count})
         return web.json({"partitions": partitions, "reasons": reasons})
 
+    # Routed by the source topic's partitioner (raw key), not table_route: that one hashes the
+    # table's JSON-serialized key ('"id"') and would ask the wrong worker.
     @app.page("/articles/{article_id}/")
-    @app.table_route(table=status, match_info="article_id")
+    @app.topic_route(topic=w.topics[ARTICLE_INGESTED.name], match_info="article_id")
     async def article(web: View, request: Request, article_id: str) -> Response:
         found: dict[str, Any] | None = status.get(article_id)
         if found is None:

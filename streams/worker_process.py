@@ -17,6 +17,7 @@ import urllib.request
 from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 from streams.local_kafka import BOOTSTRAP_ENV
 from streams.settings import APP_ID_ENV, WEB_PORT_ENV
@@ -70,12 +71,12 @@ class WorkerProcess:
         self.kill()
         raise WorkerStartError(f"worker not ready after {timeout_s:.0f} s\n{self.tail()}")
 
-    def get(self, path: str) -> dict[str, object] | None:
+    def get(self, path: str) -> dict[str, Any] | None:
         """A web view's JSON, or None when the worker does not answer (yet)."""
         url = f"http://127.0.0.1:{self.web_port}{path}"
         try:
             with urllib.request.urlopen(url, timeout=2) as response:
-                data: dict[str, object] = json.loads(response.read())
+                data: dict[str, Any] = json.loads(response.read())
                 return data
         except urllib.error.HTTPError as error:
             if error.code == 404:

@@ -14,6 +14,20 @@ per model name and run the official ``openai`` client against it::
 Each request takes the next action from its model's queue; a model with nothing left gets a 500
 and is listed in ``unscripted``. Request bodies are recorded in memory and never logged.
 
+When many articles are in flight at once, a FIFO per model cannot say which answer belongs to
+which request. A responder answers by content instead; it is consulted first, and None falls
+through to the model's queue::
+
+    def by_content(model: str, body: dict[str, Any]) -> Action | None:
+        return Reply({"tags": []}) if "case-7" in json.dumps(body["messages"]) else None
+
+    server.respond_with(by_content)
+
+The responder runs on the server's event loop (its own thread under ``running_server``), so it
+must be quick and must not block; whatever it shares with the test needs its own care. If it
+raises or returns something that is not an action, the request gets a 500, is listed in
+``unscripted`` and the exception in ``responder_errors``.
+
 Command line (for trying the CLI by hand)::
 
     python -m tests.support.openai_server --script cases.json [--port N] [--repeat]
@@ -30,7 +44,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import count
@@ -45,6 +59,7 @@ __all__ = [
     "Delay",
     "Drop",
     "Reply",
+    "Responder",
     "ScriptedOpenAIServer",
     "Status",
     "action_from_json",
@@ -97,6 +112,8 @@ class Drop:
 
 Action: TypeAlias = Reply | Status | Delay | Drop
 _ACTION_TYPES = (Reply, Status, Delay, Drop)
+Responder: TypeAlias = Callable[[str, dict[str, Any]], Action | None]
+"""``(model, request body) -> action``, or None to fall through to the model's queue."""
 
 
 @dataclass(frozen=True)
@@ -128,6 +145,8 @@ class ScriptedOpenAIServer:
         self._lock = threading.Lock()  # handlers run on the server loop, tests read from theirs
         self._queues: dict[str, deque[Action]] = {}
         self._calls: list[Call] = []
+        self._responder: Responder | None = None
+        self._responder_errors: list[Exception] = []
         self._ids = count(1)
         self._runner: web.AppRunner | None = None
         self._base_url: str | None = None
@@ -140,6 +159,17 @@ class ScriptedOpenAIServer:
             _check_action(action)
         with self._lock:
             self._queues.setdefault(model, deque()).extend(actions)
+
+    def respond_with(self, responder: Responder | None) -> None:
+        """Answer chat requests by content before the queues; None removes the responder."""
+        with self._lock:
+            self._responder = responder
+
+    @property
+    def responder_errors(self) -> list[Exception]:
+        """What the responder raised (or a TypeError for a non-action it returned), in order."""
+        with self._lock:
+            return list(self._responder_errors)
 
     @property
     def base_url(self) -> str:
@@ -191,6 +221,22 @@ class ScriptedOpenAIServer:
 
     # -- handlers ------------------------------------------------------------------------------
 
+    def _respond(self, model: str, body: dict[str, Any]) -> Action | None:
+        """The responder's action; errors are kept for the test and answered with a 500."""
+        with self._lock:
+            responder = self._responder
+        if responder is None:
+            return None
+        try:
+            action = responder(model, body)
+            if action is not None:
+                _check_action(action)
+        except Exception as exc:  # the test reads it from responder_errors
+            with self._lock:
+                self._responder_errors.append(exc)
+            raise _ResponderFailed from exc
+        return action
+
     def _next_action(self, model: str) -> Action | None:
         with self._lock:
             queue = self._queues.get(model)
@@ -205,13 +251,23 @@ class ScriptedOpenAIServer:
         body = _json_object(await request.read())
         model = body.get("model") if body is not None else None
         model = model if isinstance(model, str) else None
-        action = self._next_action(model) if model is not None else None
+        action: Action | None = None
+        failed = False
+        if body is not None and model is not None:
+            try:
+                action = self._respond(model, body)
+            except _ResponderFailed:
+                failed = True
+            if action is None and not failed:
+                action = self._next_action(model)
         call = _record(request, body, model, action, received_at)
         with self._lock:
             self._calls.append(call)
         _log.info("%s model=%s -> %s", request.path, model, _describe(action))
         if body is None:
             return _error(400, "request body is not a JSON object", "invalid_request_error")
+        if failed:
+            return _error(500, f"the responder failed for model {model!r}", "responder_error")
         if action is None:
             return _error(500, f"unscripted: no action left for model {model!r}", "unscripted")
         response = await self._perform(request, action, model or "")
@@ -267,6 +323,10 @@ class ScriptedOpenAIServer:
             names = sorted(self._queues)
         data = [{"id": n, "object": "model", "created": 0, "owned_by": "scripted"} for n in names]
         return web.json_response({"object": "list", "data": data})
+
+
+class _ResponderFailed(Exception):
+    """The responder raised; the cause is in ``responder_errors``."""
 
 
 def _check_action(action: object) -> None:

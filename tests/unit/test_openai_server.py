@@ -249,6 +249,91 @@ def test_models_lists_the_scripted_models(
     assert [model.id for model in client.models.list()] == ["cheap-a", "cheap-b"]
 
 
+def test_a_responder_answers_by_content_before_the_queue(
+    server: ScriptedOpenAIServer, client: openai.OpenAI
+) -> None:
+    seen: list[tuple[str, str]] = []
+
+    def by_content(model: str, body: dict[str, Any]) -> Reply | None:
+        user = body["messages"][-1]["content"]
+        seen.append((model, user))
+        if "article-b" in user:
+            return Reply({"for": "b", "model": model})
+        return None  # falls through to the model's queue
+
+    server.respond_with(by_content)
+    server.script("cheap-a", Reply({"for": "queue"}))
+
+    def ask_about(article: str, model: str) -> Any:
+        completion = client.chat.completions.create(
+            model=model, messages=[{"role": "user", "content": f"Tag {article}."}]
+        )
+        return json.loads(completion.choices[0].message.content or "")
+
+    assert ask_about("article-b", "cheap-a") == {"for": "b", "model": "cheap-a"}
+    assert ask_about("article-a", "cheap-a") == {"for": "queue"}
+    assert ask_about("article-b", "cheap-z") == {"for": "b", "model": "cheap-z"}
+    assert seen == [
+        ("cheap-a", "Tag article-b."),
+        ("cheap-a", "Tag article-a."),
+        ("cheap-z", "Tag article-b."),
+    ]
+    assert [call.action for call in server.calls] == [
+        Reply({"for": "b", "model": "cheap-a"}),
+        Reply({"for": "queue"}),
+        Reply({"for": "b", "model": "cheap-z"}),
+    ]
+    assert server.calls[0].messages == [{"role": "user", "content": "Tag article-b."}]
+    assert server.pending() == {} and server.unscripted == [] and server.responder_errors == []
+
+    # Unknown content for a model with an empty queue is unscripted, as without a responder.
+    with pytest.raises(openai.InternalServerError):
+        ask_about("article-c", "cheap-a")
+    assert [call.model for call in server.unscripted] == ["cheap-a"]
+
+    server.respond_with(None)
+    server.script("cheap-a", Reply("queue again"))
+    assert ask(client, "cheap-a").choices[0].message.content == "queue again"
+    assert len(seen) == 4  # removed: no longer consulted
+
+
+def test_a_responder_may_delay_or_fail_like_a_script(
+    server: ScriptedOpenAIServer, client: openai.OpenAI
+) -> None:
+    server.respond_with(lambda model, _body: Status(429) if model == "busy" else Drop())
+
+    with pytest.raises(openai.RateLimitError):
+        ask(client, "busy")
+    with pytest.raises(openai.APIConnectionError):
+        ask(client, "flaky")
+    assert [call.action for call in server.calls] == [Status(429), Drop()]
+
+
+@pytest.mark.parametrize(
+    ("misbehaving", "error"),
+    [
+        (lambda _model, _body: 1 / 0, ZeroDivisionError),
+        (lambda _model, _body: {"content": "a dict, not an action"}, TypeError),
+    ],
+)
+def test_a_failing_responder_is_a_500_and_its_error_is_kept(
+    server: ScriptedOpenAIServer,
+    client: openai.OpenAI,
+    misbehaving: Any,
+    error: type[Exception],
+) -> None:
+    server.respond_with(misbehaving)
+    server.script("cheap-a", Reply("the queue is not used when the responder fails"))
+
+    with pytest.raises(openai.InternalServerError) as caught:
+        ask(client, "cheap-a")
+
+    assert "responder" in caught.value.message
+    assert [type(kept) for kept in server.responder_errors] == [error]
+    assert [call.model for call in server.unscripted] == ["cheap-a"]
+    assert list(server.pending()) == ["cheap-a"]
+
+
 def test_repeat_last_serves_the_final_action_forever() -> None:
     with running_server(repeat_last=True) as server:
         server.script("demo", Status(503), Reply("steady"))

@@ -1,0 +1,100 @@
+"""A broker, the scripted provider server and worker processes, for the stream tests.
+
+Each test gets its own broker (about 8 s): a new consumer group reads its topics from the
+start, so sharing one broker between tests would replay earlier tests' articles.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from confluent_kafka import Producer
+
+from streams.admin import ensure_topics
+from streams.codec import AvroCodec
+from streams.demo import free_port
+from streams.follow import ArticleOutcome, follow
+from streams.local_kafka import local_kafka
+from streams.publish import ingested_record, publish
+from streams.settings import ECP_STANDIN_NAME_ENV, ECP_STANDIN_QID_ENV
+from streams.topics import ARTICLE_INGESTED, MAX_MESSAGE_BYTES, PRODUCER_CONFIG, message_key
+from streams.worker_process import WorkerProcess
+from tests.llm_support import FALLBACK_KEY, PRIMARY_KEY, providers_yaml
+from tests.support.stream_cases import CaseArticle
+
+ENTITY = ("Q4115189", "Sandbox entity")
+
+
+@dataclass
+class Flow:
+    """One test's broker plus how to start workers against it."""
+
+    bootstrap: str
+    work: Path
+    provider_url: str | None
+
+    def worker(self, name: str = "w1", *, app_id: str = "article-runtime-it") -> WorkerProcess:
+        env = {ECP_STANDIN_QID_ENV: ENTITY[0], ECP_STANDIN_NAME_ENV: ENTITY[1]}
+        if self.provider_url is not None:
+            providers = self.work / "providers.yaml"
+            providers.write_text(yaml.safe_dump(providers_yaml(self.provider_url)))
+            env |= {
+                "ARTICLE_RUNTIME_PROVIDERS": str(providers),
+                "TEST_PRIMARY_KEY": PRIMARY_KEY,
+                "TEST_FALLBACK_KEY": FALLBACK_KEY,
+            }
+        return WorkerProcess(
+            self.bootstrap,
+            web_port=free_port(),
+            log_path=self.work / f"{name}.log",
+            app_id=app_id,
+            env=env,
+        )
+
+    def publish_cases(self, cases: Sequence[CaseArticle]) -> None:
+        publish(self.bootstrap, (ingested_record(c.article_id, c.url, c.html) for c in cases))
+
+    def publish_raw(self, messages: Sequence[tuple[str, bytes]]) -> None:
+        """Values exactly as given, keyed by article: for poison messages."""
+        config = {"bootstrap.servers": self.bootstrap, "message.max.bytes": MAX_MESSAGE_BYTES}
+        producer = Producer(config | PRODUCER_CONFIG)
+        errors: list[object] = []
+        for article_id, value in messages:
+            producer.produce(
+                ARTICLE_INGESTED.name,
+                key=message_key(article_id),
+                value=value,
+                on_delivery=lambda error, _m: errors.append(error) if error else None,
+            )
+        assert producer.flush(30) == 0
+        assert errors == []
+
+    def follow(self, ids: Sequence[str], **kwargs: Any) -> dict[str, ArticleOutcome]:
+        return follow(self.bootstrap, ids, **kwargs)
+
+
+@contextmanager
+def flow(work: Path, provider_url: str | None) -> Iterator[Flow]:
+    with local_kafka() as bootstrap:
+        ensure_topics(bootstrap)
+        yield Flow(bootstrap, work, provider_url)
+
+
+def encoded(schema: str, record: dict[str, Any]) -> bytes:
+    return AvroCodec().encode(schema, record)
+
+
+def distinct(records: Sequence[dict[str, Any]], *path: str) -> set[str]:
+    """The distinct values at ``path`` over duplicated outputs of one article."""
+    values = set()
+    for record in records:
+        value: Any = record
+        for key in path:
+            value = value[key]
+        values.add(value)
+    return values

@@ -1,0 +1,230 @@
+"""The stream processor end to end: real broker, worker processes, scripted provider server.
+
+Every article must end in exactly one outcome: assembled (and enriched, the stand-in approving
+everything) or a compensation event; duplicates from redelivery must carry the same hashes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from streams.follow import ArticleOutcome
+from streams.publish import ingested_record
+from tests.integration.stream_support import ENTITY, Flow, distinct, encoded, flow
+from tests.llm_support import FALLBACK, PRIMARY
+from tests.support.openai_server import ScriptedOpenAIServer, running_server
+from tests.support.stream_cases import CaseArticle, expected, make_articles, responder
+
+pytestmark = pytest.mark.kafka
+POISON = {
+    "poison-undecodable": "not_single_object_encoded",
+    "poison-wrong-schema": "incompatible_schema",
+    "poison-empty-html": "empty_html",
+    "poison-oversized-html": "html_too_large",
+}
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedOpenAIServer]:
+    with running_server() as srv:
+        yield srv
+
+
+@pytest.fixture
+def kafka_flow(tmp_path: Path, server: ScriptedOpenAIServer) -> Iterator[Flow]:
+    with flow(tmp_path, server.base_url) as f:
+        yield f
+
+
+def scripted(server: ScriptedOpenAIServer, cases: list[CaseArticle]) -> None:
+    server.respond_with(responder(cases, PRIMARY, FALLBACK))
+
+
+def check_case(case: CaseArticle, outcome: ArticleOutcome) -> None:
+    """One case against what its scenario must produce, duplicates included."""
+    want = expected(case)
+    assert outcome.settled, case.article_id
+    assert outcome.hygiene_terminal is None, outcome.hygiene_terminal
+    assert distinct(outcome.assembled, "hashes", "markdown") == {
+        outcome.assembled[0]["hashes"]["markdown"]
+    }
+    article = outcome.assembled[0]
+    assert article["path"] == want.hygiene_path, case.article_id
+    assert article["markdown"] == want.markdown
+    assert [(a["role"], a["reason"]) for a in article["attempts"]] == list(want.hygiene_attempts)
+    if want.enrichment_ok:
+        assert len(distinct(outcome.enriched, "content_hash")) == 1, case.article_id
+        enriched = outcome.enriched[0]
+        assert enriched["entity"]["qid"] == ENTITY[0]
+        assert enriched["article_hash"] == article["hashes"]["markdown"]
+        assert enriched["sentiment"] == want.sentiment
+        assert tuple(t["tag"] for t in enriched["tags"]) == want.tags
+        assert not [c for c in outcome.terminal if c["stage"] == "enrichment"]
+    else:
+        assert outcome.enriched == []
+        terminal = [c for c in outcome.terminal if c["stage"] == "enrichment"]
+        assert {c["reason"] for c in terminal} == {"primary_and_fallback_failed"}
+        roles = [(a["role"], a["reason"]) for a in terminal[0]["attempts"]]
+        assert roles == list(want.enrichment_attempts)
+
+
+def poison_messages() -> list[tuple[str, bytes]]:
+    verdict: dict[str, Any] = {
+        "article_id": "poison-wrong-schema",
+        "approved": True,
+        "entity": None,
+        "article_hash": None,
+        "classifier_version": "x",
+        "decided_at": 0,
+    }
+    return [
+        ("poison-undecodable", b"\x00 not avro at all"),
+        ("poison-wrong-schema", encoded("EcpVerdict", verdict)),
+        (
+            "poison-empty-html",
+            encoded(
+                "ArticleIngested", ingested_record("poison-empty-html", "https://x.test/", b"")
+            ),
+        ),
+        (
+            "poison-oversized-html",
+            encoded(
+                "ArticleIngested",
+                ingested_record(
+                    "poison-oversized-html",
+                    "https://x.test/big",
+                    b"<html><body><p>" + b"a" * (6 * 1024 * 1024) + b"</p></body></html>",
+                ),
+            ),
+        ),
+    ]
+
+
+def test_every_path_and_every_poison_message_ends_in_one_outcome(
+    kafka_flow: Flow, server: ScriptedOpenAIServer
+) -> None:
+    cases = make_articles(16, seed=1)
+    scripted(server, cases)
+    assert {c.scenario for c in cases} == {
+        "primary",
+        "fallback",
+        "deterministic",
+        "enrich_terminal",
+    }
+    with kafka_flow.worker() as worker:
+        worker.start()
+        kafka_flow.publish_raw(poison_messages()[:2])
+        kafka_flow.publish_cases(cases)
+        kafka_flow.publish_raw(poison_messages()[2:])
+        ids = [c.article_id for c in cases] + list(POISON)
+        outcomes = kafka_flow.follow(ids, timeout_s=120, settle_grace_s=1.0)
+        for case in cases:
+            check_case(case, outcomes[case.article_id])
+        for article_id, reason in POISON.items():
+            terminal = outcomes[article_id].terminal
+            assert [c["reason"] for c in terminal] == [reason], article_id
+            assert outcomes[article_id].assembled == []
+            assert terminal[0]["origin"]["topic"] == "article.ingested"
+
+        counters = worker.get("/counters/")
+        assert counters is not None
+        totals = counters["counters"]
+        assert isinstance(totals, dict)
+        paths = [expected(c).hygiene_path for c in cases]
+        for path in ("primary", "fallback", "deterministic"):
+            assert totals.get(f"assembled/{path}", 0) == paths.count(path)
+        assert totals["ingested"] == len(cases) + 2  # two poison values still decode
+        assert totals["undecodable"] == 2  # the ledger saw the two it could not read
+
+        reasons = worker.get("/compensations/")
+        assert reasons is not None
+        listed = {(r["stage"], r["kind"], r["reason"]) for r in reasons["reasons"]}
+        assert ("decode", "terminal", "not_single_object_encoded") in listed
+        assert ("candidates", "terminal", "html_too_large") in listed
+        assert ("assembly", "fallback", "unknown_block_id") in listed
+
+        fallback_case = next(c for c in cases if c.scenario == "fallback")
+        lineage = worker.get(f"/articles/{fallback_case.article_id}/")
+        assert lineage is not None and lineage["path"] == "fallback"
+        events: Any = lineage["events"]
+        proposed = [e for e in events if e["stage"] == "proposed"]
+        assert [p["role"] for p in proposed] == ["runtime_primary", "runtime_fallback"]
+        assert {p["prompt"]["name"] for p in proposed} == {"article_content_hygiene"}
+        models = [a["model"] for p in proposed for a in p["attempts"]]
+        assert models == [PRIMARY, FALLBACK]
+        assert worker.get("/articles/never-seen/") is None  # 404
+    assert not server.responder_errors
+
+
+def test_sigkill_mid_stream_then_restart_loses_nothing_and_changes_no_hash(
+    kafka_flow: Flow, server: ScriptedOpenAIServer
+) -> None:
+    cases = make_articles(40, seed=2)
+    scripted(server, cases)
+    ids = [c.article_id for c in cases]
+    first = kafka_flow.worker("w1")
+    first.start()
+    kafka_flow.publish_cases(cases)
+    settled_before = kafka_flow.follow(ids, timeout_s=0.1)  # warm the follower's metadata
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        settled_before = kafka_flow.follow(ids, timeout_s=2.0)
+        done = sum(o.settled for o in settled_before.values())
+        if done >= 3:
+            break
+    first.kill()
+    done = sum(o.settled for o in settled_before.values())
+    assert 0 < done < len(cases), f"kill did not land mid-stream ({done} settled)"
+
+    with kafka_flow.worker("w2") as second:
+        second.start()
+        outcomes = kafka_flow.follow(ids, timeout_s=120, settle_grace_s=3.0)
+    for case in cases:
+        check_case(case, outcomes[case.article_id])
+
+
+def test_two_workers_split_the_partitions_and_the_flow_stays_complete(
+    kafka_flow: Flow, server: ScriptedOpenAIServer
+) -> None:
+    cases = make_articles(24, seed=3)
+    scripted(server, cases)
+    ids = [c.article_id for c in cases]
+    with kafka_flow.worker("a") as a, kafka_flow.worker("b") as b:
+        a.start(need_partitions=False)
+        b.start(need_partitions=False)
+        deadline = time.monotonic() + 60
+        owned: dict[str, list[int]] = {}
+        while time.monotonic() < deadline:
+            owned = {}
+            for name, w in (("a", a), ("b", b)):
+                health = w.get("/health/")
+                owned[name] = list(health["partitions"]) if health else []
+            if owned["a"] and owned["b"] and sorted(owned["a"] + owned["b"]) == [0, 1, 2]:
+                break
+            time.sleep(0.5)
+        assert owned["a"] and owned["b"], owned
+        assert sorted(owned["a"] + owned["b"]) == [0, 1, 2], owned
+
+        kafka_flow.publish_cases(cases)
+        outcomes = kafka_flow.follow(ids, timeout_s=120, settle_grace_s=1.0)
+        for case in cases:
+            check_case(case, outcomes[case.article_id])
+
+        ingested = 0
+        for w in (a, b):
+            counters = w.get("/counters/")
+            assert counters is not None
+            totals: Any = counters["counters"]
+            assert totals.get("ingested", 0) > 0  # both did part of the work
+            ingested += totals.get("ingested", 0)
+        assert ingested == len(cases)
+        for case in cases:  # either worker answers for any article: Faust routes the lookup
+            lineage: Any = a.get(f"/articles/{case.article_id}/")
+            assert lineage is not None, case.article_id
+            final = "enriched" if expected(case).enrichment_ok else "compensation_terminal"
+            assert final in {e["stage"] for e in lineage["events"]}, case.article_id
