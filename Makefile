@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PROMPTFOO := evals/node_modules/.bin/promptfoo
 
-.PHONY: demo test lint bench clean evals evals-live evals-install
+.PHONY: demo test lint bench bench-stream clean evals evals-live evals-install
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -29,6 +29,10 @@ lint: $(STAMP)
 ## Extraction benchmark over ../shared/bench and ../shared/samples-multilingual (prints a table).
 bench: $(STAMP)
 	$(BIN)/python -m bench.run
+
+## Whole-flow throughput: local broker, one worker, instant scripted provider (prints articles/s).
+bench-stream: $(STAMP)
+	$(BIN)/python -m bench.stream_throughput
 
 ## Promptfoo, pinned in evals/package-lock.json, into evals/node_modules (gitignored).
 $(PROMPTFOO): evals/package.json evals/package-lock.json
