@@ -21,7 +21,7 @@ from article_runtime.model import AssembledArticle, AttemptRecord, CandidateSet,
 from streams.compensation import Stage, compensation_event
 from streams.records import assembled_record, attempt_records, attempts_from
 from streams.topics import ARTICLE_ASSEMBLED, ARTICLE_COMPENSATION, HYGIENE_PROPOSAL
-from streams.wiring import Emit, Event, Wiring, origin, outcomes
+from streams.wiring import Emit, Event, Wiring, origin
 
 LADDER_TABLE = "hygiene_ladder"
 
@@ -118,4 +118,4 @@ def register(w: Wiring) -> None:
     @w.app.agent(w.topic(HYGIENE_PROPOSAL), name="assembly")
     async def assembly(stream: faust.StreamT[bytes]) -> None:
         async for event in stream.events():
-            await w.publish(await outcomes(w, event, "assembly", handle))
+            await w.process(event, "assembly", handle)

@@ -17,7 +17,7 @@ from article_runtime.hashing import model_hash, sha256_hex
 from streams.compensation import compensation_event
 from streams.records import feed_metadata, now
 from streams.topics import ARTICLE_COMPENSATION, ARTICLE_INGESTED, HYGIENE_REQUEST
-from streams.wiring import Emit, Event, Wiring, origin, outcomes
+from streams.wiring import Emit, Event, Wiring, origin
 
 
 def candidates_step(
@@ -62,4 +62,4 @@ def register(w: Wiring) -> None:
     @w.app.agent(w.topic(ARTICLE_INGESTED), name="candidates")
     async def candidates(stream: faust.StreamT[bytes]) -> None:
         async for event in stream.events():
-            await w.publish(await outcomes(w, event, "candidates", handle))
+            await w.process(event, "candidates", handle)

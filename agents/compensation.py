@@ -14,7 +14,7 @@ import faust
 from streams.compensation import compensation_event
 from streams.records import now
 from streams.topics import ARTICLE_COMPENSATION, HYGIENE_REQUEST
-from streams.wiring import Emit, Event, Wiring, outcomes
+from streams.wiring import Emit, Event, Wiring
 
 
 def compensation_step(event: dict[str, Any]) -> list[Emit]:
@@ -53,4 +53,4 @@ def register(w: Wiring) -> None:
     @w.app.agent(w.topic(ARTICLE_COMPENSATION), name="compensation")
     async def compensation(stream: faust.StreamT[bytes]) -> None:
         async for event in stream.events():
-            await w.publish(await outcomes(w, event, "compensation", handle))
+            await w.process(event, "compensation", handle)

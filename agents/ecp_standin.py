@@ -15,7 +15,7 @@ import faust
 from streams.records import now
 from streams.settings import StandInEntity
 from streams.topics import ARTICLE_ASSEMBLED, ECP_VERDICT
-from streams.wiring import Emit, Event, Wiring, outcomes
+from streams.wiring import Emit, Event, Wiring
 
 CLASSIFIER_VERSION = "local-stand-in (not ECP): approves everything"
 
@@ -39,4 +39,4 @@ def register(w: Wiring, entity: StandInEntity) -> None:
     @w.app.agent(w.topic(ARTICLE_ASSEMBLED), name="ecp_standin")
     async def ecp_standin(stream: faust.StreamT[bytes]) -> None:
         async for event in stream.events():
-            await w.publish(await outcomes(w, event, "enrichment", handle))
+            await w.process(event, "enrichment", handle)

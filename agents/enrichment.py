@@ -1,6 +1,9 @@
 """Enrichment: join an approved ECP verdict with its assembled article, whichever comes first.
 
-One writer for the join table (concurrency 1). The model's answer is not deterministic, so
+One Faust actor writes the join table. Its messages run in an ``InFlight`` window (up to
+``ARTICLE_RUNTIME_CALLS_IN_FLIGHT`` model calls at once, acks in offset order) with one
+lock per article, so an article's assembled record and verdicts never interleave while other
+articles' calls run side by side. The model's answer is not deterministic, so
 the result is written to the table and flushed to the broker *before* the output is produced:
 after a crash the redelivered input finds the result and produces it again (same content
 hash) instead of asking the model a second time.
@@ -13,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, MutableMapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 import faust
 
@@ -24,7 +27,8 @@ from article_runtime.model import AssembledArticle
 from streams.compensation import compensation_event
 from streams.records import assembled_article, attempt_records, enriched_record, entity_from, now
 from streams.topics import ARTICLE_ASSEMBLED, ARTICLE_COMPENSATION, ARTICLE_ENRICHED, ECP_VERDICT
-from streams.wiring import Emit, Event, Wiring, outcomes
+from streams.window import InFlight, KeyedLocks
+from streams.wiring import Emit, Event, Wiring
 
 JOIN_TABLE = "enrichment_join"
 Enrich = Callable[[AssembledArticle, dict[str, Any]], Awaitable[dict[str, Any]]]
@@ -73,6 +77,14 @@ class EnrichmentJoin:
         flush: Callable[[], Awaitable[None]],
     ) -> None:
         self.table, self.enrich, self.flush = table, enrich, flush
+        self.locks = KeyedLocks()
+
+    async def on_message(self, topic: str, record: dict[str, Any]) -> list[Emit]:
+        """One assembled article or verdict, exclusive for its article."""
+        async with self.locks.hold(record["article_id"]):
+            if topic == ARTICLE_ASSEMBLED.name:
+                return await self.on_assembled(record)
+            return await self.on_verdict(record)
 
     async def on_assembled(self, record: dict[str, Any]) -> list[Emit]:
         article = assembled_article(record)
@@ -123,11 +135,11 @@ def register(w: Wiring) -> None:
     join = EnrichmentJoin(w.tables[JOIN_TABLE], make_enrich(w.llm), w.flush_tables)
 
     async def handle(event: Event, record: dict[str, Any]) -> list[Emit]:
-        if event.message.topic == ARTICLE_ASSEMBLED.name:
-            return await join.on_assembled(record)
-        return await join.on_verdict(record)
+        return await join.on_message(event.message.topic, record)
 
     @w.app.agent(w.topic(ARTICLE_ASSEMBLED, ECP_VERDICT), name="enrichment")
     async def enrichment(stream: faust.StreamT[bytes]) -> None:
-        async for event in stream.events():
-            await w.publish(await outcomes(w, event, "enrichment", handle))
+        manual = cast(faust.Stream[bytes], stream).noack()  # StreamT does not declare it
+        window = InFlight(w.settings.calls_in_flight, manual.ack)
+        async for event in manual.events():
+            await window.submit(event, w.process(event, "enrichment", handle))

@@ -1,16 +1,14 @@
 """Hygiene: one model rung's answer per request, many calls in flight per worker.
 
-faust-streaming's agent ``concurrency`` can commit an offset past a message still in flight
-(bug #606), so this agent keeps concurrency 1 and takes requests in batches instead: the
-batch's calls run together, every proposal is produced and acknowledged by the broker, and
-only then does Faust ack the batch (in order). A slow call holds its batch back; that is the
-price of never losing a message. The answer is judged here only so its trace carries the
-validation outcome (spec 12); the assembly agent judges it again and decides.
+The agent is one Faust actor on a manual-ack stream; ``streams.window.InFlight`` runs up to
+``ARTICLE_RUNTIME_CALLS_IN_FLIGHT`` requests at once and acks them in offset order only
+after their proposals are on the broker, which sidesteps faust-streaming bug #606 (agent
+concurrency committing past in-flight messages). The answer is judged here only so its trace
+carries the validation outcome (spec 12); the assembly agent judges it again and decides.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from typing import Any, cast
 
@@ -25,9 +23,8 @@ from article_runtime.model import AssembledArticle, AttemptRecord, CandidateSet
 from article_runtime.model.attempts import Role
 from streams.records import attempt_records, now, usage_record
 from streams.topics import HYGIENE_PROPOSAL, HYGIENE_REQUEST
-from streams.wiring import Emit, Event, Wiring, outcomes
-
-BATCH_WINDOW_S = 0.05  # how long a partial batch waits for company before it runs
+from streams.window import InFlight
+from streams.wiring import Emit, Event, Wiring
 
 _CARRIED = ("article_id", "role", "attempt", "url")
 _CONTEXT = ("candidate_set_json", "candidate_set_hash", "html_hash")
@@ -92,10 +89,7 @@ def register(w: Wiring) -> None:
 
     @w.app.agent(w.topic(HYGIENE_REQUEST), name="hygiene")
     async def hygiene(stream: faust.StreamT[bytes]) -> None:
-        # StreamT does not declare take_events; the stream Faust hands us is a Stream.
-        batches = cast(faust.Stream[bytes], stream).take_events(
-            w.settings.hygiene_concurrency, within=BATCH_WINDOW_S
-        )
-        async for batch in batches:
-            results = await asyncio.gather(*(outcomes(w, e, "hygiene", handle) for e in batch))
-            await w.publish(emit for emits in results for emit in emits)
+        manual = cast(faust.Stream[bytes], stream).noack()  # StreamT does not declare it
+        window = InFlight(w.settings.calls_in_flight, manual.ack)
+        async for event in manual.events():
+            await window.submit(event, w.process(event, "hygiene", handle))

@@ -1,6 +1,6 @@
 """Throughput of the whole stream flow: one worker, an instant scripted provider, real broker.
 
-Run: ``.venv/bin/python -m bench.stream_throughput [--articles N] [--hygiene-concurrency K]``.
+Run: ``.venv/bin/python -m bench.stream_throughput [--articles N] [--calls-in-flight K]``.
 Publishes N synthetic articles (the integration tests' cases: every hygiene path and the
 enrichment failure, in pt and en) at once and times them from the first publish until each
 one's final outcome is on its topic. The provider answers instantly, so this measures our
@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from streams.follow import ArticleOutcome
-from streams.settings import HYGIENE_CONCURRENCY_ENV
+from streams.settings import CALLS_IN_FLIGHT_ENV
 from tests.integration.stream_support import flow
 from tests.llm_support import FALLBACK, PRIMARY
 from tests.support.openai_server import running_server
@@ -34,7 +34,7 @@ def cpu_seconds(pid: int) -> float:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.stream_throughput")
     parser.add_argument("--articles", type=int, default=200)
-    parser.add_argument("--hygiene-concurrency", type=int, default=8)
+    parser.add_argument("--calls-in-flight", type=int, default=8)
     args = parser.parse_args(argv)
     cases = make_articles(args.articles, seed=7)
     for case in cases:
@@ -44,7 +44,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         server.respond_with(responder(cases, PRIMARY, FALLBACK))
         with flow(Path(work), server.base_url) as f:
             worker = f.worker()
-            worker.env[HYGIENE_CONCURRENCY_ENV] = str(args.hygiene_concurrency)
+            worker.env[CALLS_IN_FLIGHT_ENV] = str(args.calls_in_flight)
             with worker:
                 worker.start()
                 started = time.monotonic()
@@ -64,7 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     calls = len(server.calls)
     print(f"articles                 {done}/{len(cases)} settled")
     print(f"provider calls           {calls} (instant answers)")
-    print(f"hygiene concurrency      {args.hygiene_concurrency}")
+    print(f"calls in flight          {args.calls_in_flight} per calling agent")
     print(f"wall time                {total:.2f} s")
     print(f"throughput               {done / total:.1f} articles/s")
     print(f"worker CPU per article   {1000 * worker_cpu_s / len(cases):.0f} ms (start-up included)")

@@ -35,6 +35,8 @@ def create_app(settings: WorkerSettings, llm: LLMRuntime | None) -> Wiring:
         producer_max_request_size=MAX_MESSAGE_BYTES,
         consumer_max_fetch_size=MAX_MESSAGE_BYTES,
         producer_acks=-1,
+        broker_session_timeout=settings.session_timeout_s,
+        broker_heartbeat_interval=min(3.0, settings.session_timeout_s / 3),
         web_in_thread=False,
     )
     topics = {

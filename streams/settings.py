@@ -14,8 +14,9 @@ from streams.local_kafka import BOOTSTRAP_ENV
 
 APP_ID_ENV = "ARTICLE_RUNTIME_APP_ID"
 WEB_PORT_ENV = "ARTICLE_RUNTIME_WEB_PORT"
-HYGIENE_CONCURRENCY_ENV = "ARTICLE_RUNTIME_HYGIENE_CONCURRENCY"
+CALLS_IN_FLIGHT_ENV = "ARTICLE_RUNTIME_CALLS_IN_FLIGHT"
 STORE_ENV = "ARTICLE_RUNTIME_STORE"
+SESSION_TIMEOUT_ENV = "ARTICLE_RUNTIME_SESSION_TIMEOUT_S"
 ECP_STANDIN_QID_ENV = "ECP_STANDIN_QID"
 ECP_STANDIN_NAME_ENV = "ECP_STANDIN_NAME"
 
@@ -37,7 +38,10 @@ class WorkerSettings:
     bootstrap: str
     app_id: str = "article-runtime"
     web_port: int = 6066
-    hygiene_concurrency: int = 8  # hygiene calls in flight per worker
+    calls_in_flight: int = 8  # model calls in flight in each calling agent (hygiene, enrichment)
+    # How long a silent worker keeps its partitions before the group moves them: the pause a
+    # crashed worker's articles see. Kafka's broker refuses less than 6 s by default.
+    session_timeout_s: int = 30
     store: str = "memory://"  # Faust table store; "rocksdb://" where python-rocksdict exists
     ecp_standin: StandInEntity | None = None
 
@@ -55,7 +59,8 @@ class WorkerSettings:
             bootstrap=bootstrap,
             app_id=env.get(APP_ID_ENV, cls.app_id),
             web_port=_positive(env, WEB_PORT_ENV, cls.web_port),
-            hygiene_concurrency=_positive(env, HYGIENE_CONCURRENCY_ENV, cls.hygiene_concurrency),
+            calls_in_flight=_positive(env, CALLS_IN_FLIGHT_ENV, cls.calls_in_flight),
+            session_timeout_s=_positive(env, SESSION_TIMEOUT_ENV, cls.session_timeout_s),
             store=env.get(STORE_ENV, cls.store),
             ecp_standin=StandInEntity(qid, name) if qid else None,
         )

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from aiokafka.partitioner import murmur2
+
 PARTITIONS = 3
 # Ingestion's 5 MiB HTML limit plus the Avro record and headroom; the candidate set carried on
 # the hygiene topics stays well below. Topics, producers and consumers all use this figure.
@@ -47,6 +49,11 @@ TOPICS: tuple[Topic, ...] = (
     ARTICLE_COMPENSATION,
 )
 BY_NAME: dict[str, Topic] = {topic.name: topic for topic in TOPICS}
+
+
+def partition_of(article_id: str, partitions: int = PARTITIONS) -> int:
+    """The partition every producer here (murmur2, Java-compatible) puts this article on."""
+    return int(murmur2(message_key(article_id)) & 0x7FFFFFFF) % partitions
 
 
 def message_key(article_id: str) -> bytes:

@@ -2,8 +2,10 @@
 
 - ``/health/``: liveness and readiness (the chart's probes).
 - ``/counters/``: outcome counters of the partitions this worker owns.
-- ``/articles/{article_id}/``: one article's lineage; Faust routes the request to the worker
-  that owns the article's partition.
+- ``/articles/{article_id}/``: one article's lineage, from whichever worker owns the article's
+  partition (other workers proxy the request). Faust's own ``table_route`` is not used: it
+  hashes the table's JSON-serialized key, which lands on another partition than the raw key,
+  and its topic variant fails until the worker has produced to that topic.
 - ``/compensations/``: compensation counts by stage, kind and reason on this worker.
 """
 
@@ -15,7 +17,7 @@ from typing import Any
 from faust.web import Request, Response, View
 
 from agents.ledger import COUNTERS_TABLE, STATUS_TABLE
-from streams.topics import ARTICLE_INGESTED
+from streams.topics import ARTICLE_INGESTED, partition_of
 from streams.wiring import Wiring
 
 COMPENSATION_PREFIX = "compensation/"
@@ -64,12 +66,27 @@ def register(w: Wiring) -> None:
                 reasons.append({"stage": stage, "kind": kind, "reason": reason, "count": count})
         return web.json({"partitions": partitions, "reasons": reasons})
 
-    # Routed by the source topic's partitioner (raw key), not table_route: that one hashes the
-    # table's JSON-serialized key ('"id"') and would ask the wrong worker.
     @app.page("/articles/{article_id}/")
-    @app.topic_route(topic=w.topics[ARTICLE_INGESTED.name], match_info="article_id")
     async def article(web: View, request: Request, article_id: str) -> Response:
+        """Answered by the worker that owns the article's partition, proxied from any other."""
+        partition = partition_of(article_id)
+        owner = owner_url(w, partition)
+        if partition not in local_partitions(w) and owner not in (
+            None,
+            str(app.conf.canonical_url),
+        ):
+            async with app.http_client.get(f"{owner}/articles/{article_id}/") as response:
+                return web.json(await response.json(), status=response.status)
         found: dict[str, Any] | None = status.get(article_id)
         if found is None:
             return web.json({"article_id": article_id, "error": "unknown"}, status=404)
-        return web.json({"article_id": article_id, **found})
+        return web.json({"article_id": article_id, "partition": partition, **found})
+
+
+def owner_url(w: Wiring, partition: int) -> str | None:
+    """The web URL of the worker owning ``partition`` of the status table, if assigned."""
+    changelog = w.tables[STATUS_TABLE].changelog_topic.get_topic_name()
+    for url, topics in w.app.router.table_metadata(STATUS_TABLE).items():
+        if partition in topics.get(changelog, ()):
+            return str(url)
+    return None

@@ -13,7 +13,7 @@ import logging
 import os
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 import faust
 from faust.types import EventT, TableT
@@ -27,7 +27,14 @@ from streams.topics import ARTICLE_COMPENSATION, BY_NAME, Topic, message_key
 
 _log = logging.getLogger(__name__)
 Event = EventT[bytes]  # every topic carries raw Avro bytes, decoded by our codec
-PUBLISH_FAILED_EXIT = 70  # EX_SOFTWARE: the supervisor restarts us; nothing was committed
+EXIT_WITHOUT_COMMIT = 70  # EX_SOFTWARE: the supervisor restarts us; nothing was committed
+
+
+def exit_without_commit(why: str) -> NoReturn:
+    """Crash-only: stop at once so nothing is acked; the input is redelivered to a successor."""
+    _log.critical("%s: exiting without commit so the input is redelivered", why, exc_info=True)
+    logging.shutdown()
+    os._exit(EXIT_WITHOUT_COMMIT)
 
 
 @dataclass(frozen=True)
@@ -91,9 +98,11 @@ class Wiring:
                 futures.append(await channel.send(key=message_key(emit.article_id), value=value))
             await asyncio.gather(*futures)
         except Exception:
-            _log.critical("publish failed: exiting without commit so the input is redelivered")
-            logging.shutdown()
-            os._exit(PUBLISH_FAILED_EXIT)
+            exit_without_commit("publish failed")
+
+    async def process(self, event: Event, stage: Stage, handle: Handler) -> None:
+        """One input, start to finish: its outcomes, produced and acknowledged."""
+        await self.publish(await outcomes(self, event, stage, handle))
 
     async def flush_tables(self) -> None:
         """Wait until every buffered table change is on the broker (before an output that

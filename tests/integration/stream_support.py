@@ -21,7 +21,7 @@ from streams.demo import free_port
 from streams.follow import ArticleOutcome, follow
 from streams.local_kafka import local_kafka
 from streams.publish import ingested_record, publish
-from streams.settings import ECP_STANDIN_NAME_ENV, ECP_STANDIN_QID_ENV
+from streams.settings import ECP_STANDIN_NAME_ENV, ECP_STANDIN_QID_ENV, SESSION_TIMEOUT_ENV
 from streams.topics import ARTICLE_INGESTED, MAX_MESSAGE_BYTES, PRODUCER_CONFIG, message_key
 from streams.worker_process import WorkerProcess
 from tests.llm_support import FALLBACK_KEY, PRIMARY_KEY, providers_yaml
@@ -39,7 +39,11 @@ class Flow:
     provider_url: str | None
 
     def worker(self, name: str = "w1", *, app_id: str = "article-runtime-it") -> WorkerProcess:
-        env = {ECP_STANDIN_QID_ENV: ENTITY[0], ECP_STANDIN_NAME_ENV: ENTITY[1]}
+        env = {
+            ECP_STANDIN_QID_ENV: ENTITY[0],
+            ECP_STANDIN_NAME_ENV: ENTITY[1],
+            SESSION_TIMEOUT_ENV: "6",  # a killed worker's partitions move on after 6 s
+        }
         if self.provider_url is not None:
             providers = self.work / "providers.yaml"
             providers.write_text(yaml.safe_dump(providers_yaml(self.provider_url)))

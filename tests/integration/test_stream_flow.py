@@ -17,7 +17,12 @@ from streams.follow import ArticleOutcome
 from streams.publish import ingested_record
 from tests.integration.stream_support import ENTITY, Flow, distinct, encoded, flow
 from tests.llm_support import FALLBACK, PRIMARY
-from tests.support.openai_server import ScriptedOpenAIServer, running_server
+from tests.support.openai_server import (
+    Action,
+    Delay,
+    ScriptedOpenAIServer,
+    running_server,
+)
 from tests.support.stream_cases import CaseArticle, expected, make_articles, responder
 
 pytestmark = pytest.mark.kafka
@@ -165,17 +170,22 @@ def test_sigkill_mid_stream_then_restart_loses_nothing_and_changes_no_hash(
     kafka_flow: Flow, server: ScriptedOpenAIServer
 ) -> None:
     cases = make_articles(40, seed=2)
-    scripted(server, cases)
+    answer = responder(cases, PRIMARY, FALLBACK)
+
+    def slowly(model: str, body: dict[str, Any]) -> Action | None:
+        action = answer(model, body)  # a quarter second per call: the kill lands mid-stream
+        return None if action is None else Delay(0.25, action)
+
+    server.respond_with(slowly)
     ids = [c.article_id for c in cases]
     first = kafka_flow.worker("w1")
     first.start()
     kafka_flow.publish_cases(cases)
-    settled_before = kafka_flow.follow(ids, timeout_s=0.1)  # warm the follower's metadata
     deadline = time.monotonic() + 60
+    settled_before = kafka_flow.follow(ids, timeout_s=0.5)
     while time.monotonic() < deadline:
-        settled_before = kafka_flow.follow(ids, timeout_s=2.0)
-        done = sum(o.settled for o in settled_before.values())
-        if done >= 3:
+        settled_before = kafka_flow.follow(ids, timeout_s=0.5)
+        if sum(o.settled for o in settled_before.values()) >= 3:
             break
     first.kill()
     done = sum(o.settled for o in settled_before.values())

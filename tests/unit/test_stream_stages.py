@@ -1,0 +1,1146 @@
+"""The stream processor's pure stages, driven with records shaped like the Avro topics.
+
+No broker and no Faust app: each stage function gets what its agent would decode from a topic
+and returns what the agent would publish. Every emitted record is encoded and decoded with the
+topic's Avro schema (``wire``) before the next stage reads it, as in the worker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import hashlib
+import json
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from agents.assembly import assembly_step
+from agents.candidates import candidates_step
+from agents.compensation import compensation_step
+from agents.ecp_standin import CLASSIFIER_VERSION, standin_verdict
+from agents.enrichment import EnrichmentJoin, make_enrich, result_emit
+from agents.hygiene import hygiene_step, proposal
+from agents.ladder import RUNGS
+from agents.ledger import MAX_EVENTS, observe, updated
+from article_runtime.candidates import build_candidates
+from article_runtime.enrichment.model import EnrichedArticle, Entity, PromptRef, Tag
+from article_runtime.hashing import model_hash
+from article_runtime.llm.policy import LLMRuntime
+from article_runtime.llm.prompts import load_prompt
+from article_runtime.llm.providers import ProviderConfig
+from article_runtime.model import AssembledArticle, AttemptRecord, CandidateSet, FeedMetadata, Usage
+from streams.codec import AVRO_DIR, AvroCodec
+from streams.compensation import compensation_event
+from streams.follow import ArticleOutcome
+from streams.records import assembled_article, assembled_record, enrichment_content_hash
+from streams.settings import SettingsError, StandInEntity, WorkerSettings
+from streams.topics import (
+    ARTICLE_ASSEMBLED,
+    ARTICLE_COMPENSATION,
+    ARTICLE_ENRICHED,
+    ARTICLE_INGESTED,
+    ECP_VERDICT,
+    HYGIENE_PROPOSAL,
+    HYGIENE_REQUEST,
+    TOPICS,
+    Topic,
+)
+from streams.views import summed
+from streams.wiring import Emit
+from tests import factories
+from tests.llm_support import FALLBACK, PRIMARY, Recorder, config, run
+from tests.support.openai_server import Reply, ScriptedOpenAIServer, Status, running_server
+from tests.support.stream_cases import NOT_JSON, CaseArticle, expected, make_articles
+
+CODEC = AvroCodec()
+AT = datetime(2026, 3, 14, 9, 26, 53, 589000, tzinfo=UTC)
+ORIGIN = ("article.hygiene.proposal", 2, 41)
+HYGIENE_CALL = "article_content_hygiene"
+ENTITY_A = StandInEntity("Q42", "Prefeitura")
+ENTITY_B = StandInEntity("Q7", "Câmara Municipal")
+
+
+# -- helpers -----------------------------------------------------------------------------------
+
+
+def wire(emit: Emit) -> dict[str, Any]:
+    """The record as the next stage decodes it: encoded with its topic's schema and back.
+
+    Every emit of every test passes through here, so a record that does not fit its topic's
+    Avro contract fails the test that produced it.
+    """
+    assert emit.topic in TOPICS
+    assert emit.record["article_id"] == emit.article_id  # the key names the record's article
+    decoded = CODEC.decode(CODEC.encode(emit.topic.schema, emit.record), emit.topic.schema)
+    assert decoded["article_id"] == emit.article_id
+    return decoded
+
+
+def wired(emits: Sequence[Emit]) -> list[dict[str, Any]]:
+    return [wire(emit) for emit in emits]
+
+
+def sha256(data: bytes | str) -> str:
+    return hashlib.sha256(data.encode("utf-8") if isinstance(data, str) else data).hexdigest()
+
+
+def on_wire(schema: str, record: dict[str, Any]) -> dict[str, Any]:
+    return CODEC.decode(CODEC.encode(schema, record), schema)
+
+
+def ingested(case: CaseArticle, *, html: bytes | None = None) -> dict[str, Any]:
+    """An ``ArticleIngested`` record for ``case`` as the candidates agent decodes it."""
+    record = {
+        "article_id": case.article_id,
+        "url": case.url,
+        "html": case.html if html is None else html,
+        "received_at": AT,
+        "content_type": "text/html; charset=utf-8",
+        "feed": None,
+    }
+    return on_wire(ARTICLE_INGESTED.schema, record)
+
+
+def attempt(
+    role: str, outcome: str, reason: str | None = None, *, model: str | None = None, n: int = 1
+) -> AttemptRecord:
+    return AttemptRecord.model_validate(
+        {
+            "call": HYGIENE_CALL,
+            "role": role,
+            "model": model,
+            "attempt": n,
+            "outcome": outcome,
+            "reason": reason,
+            "prompt_tokens": 100 if outcome in ("ok", "invalid") else 0,
+            "completion_tokens": 20 if outcome in ("ok", "invalid") else 0,
+        }
+    )
+
+
+def roles_and_reasons(attempts: Sequence[dict[str, Any]]) -> list[tuple[str, str, str | None]]:
+    return [(a["role"], a["outcome"], a["reason"]) for a in attempts]
+
+
+def only(emits: Sequence[Emit], topic: Topic) -> dict[str, Any]:
+    assert [e.topic for e in emits] == [topic]
+    return wire(emits[0])
+
+
+@pytest.fixture(scope="module")
+def case() -> CaseArticle:
+    (first,) = make_articles(1)  # scenario "primary": every answer in its answers is usable
+    return first
+
+
+def request_for(case: CaseArticle, *, has_models: bool = True) -> dict[str, Any]:
+    return only([candidates_step(ingested(case), has_models=has_models)], HYGIENE_REQUEST)
+
+
+def model_proposal(
+    request: dict[str, Any],
+    role: str,
+    *,
+    raw_answer: str | None,
+    failure: str | None = None,
+    attempts: Sequence[AttemptRecord] = (),
+) -> dict[str, Any]:
+    """What the hygiene agent would produce for ``role`` (the request re-aimed at that rung)."""
+    aimed = {**request, "role": role}
+    prompt = load_prompt(HYGIENE_CALL)
+    ref = {"name": prompt.name, "version": prompt.version, "sha256": prompt.sha256}
+    emit = proposal(aimed, raw_answer=raw_answer, failure=failure, prompt=ref, attempts=attempts)
+    return wire(emit)
+
+
+def unusable_request(case: CaseArticle) -> dict[str, Any]:
+    """A deterministic request whose candidate set has nothing but a newsletter box."""
+    newsletter = [b for b in factories.candidate_set().blocks if b.id == "b6"]
+    candidates = factories.candidate_set(blocks=newsletter, links=[], images=[])
+    return {
+        **request_for(case),
+        "role": "deterministic",
+        "candidate_set_json": candidates.model_dump_json(),
+        "candidate_set_hash": model_hash(candidates),
+    }
+
+
+# -- candidates --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("has_models", "role"), [(True, "runtime_primary"), (False, "deterministic")]
+)
+def test_a_good_page_asks_the_ladders_first_rung(
+    case: CaseArticle, has_models: bool, role: str
+) -> None:
+    emit = candidates_step(ingested(case), has_models=has_models, at=("article.ingested", 0, 3))
+    assert emit.topic.name == "article.hygiene.request"
+    assert emit.article_id == case.article_id
+    request = wire(emit)
+    candidates = build_candidates(case.html, url=case.url)
+    assert request["role"] == role
+    assert request["attempt"] == 1
+    assert request["url"] == case.url
+    assert request["candidate_set_hash"] == model_hash(candidates)
+    assert CandidateSet.model_validate_json(request["candidate_set_json"]) == candidates
+    assert request["html_hash"] == sha256(case.html)
+
+
+def test_feed_metadata_reaches_the_candidate_set(case: CaseArticle) -> None:
+    feed = {"title": "Título do feed", "subtitle": None, "author": "Redação", "url": None}
+    record = on_wire(ARTICLE_INGESTED.schema, {**ingested(case), "feed": feed})
+    request = wire(candidates_step(record, has_models=True))
+    with_feed = build_candidates(
+        case.html, url=case.url, feed=FeedMetadata(title="Título do feed", author="Redação")
+    )
+    assert request["candidate_set_hash"] == model_hash(with_feed)
+    assert request["candidate_set_hash"] != model_hash(build_candidates(case.html, url=case.url))
+
+
+def test_empty_html_ends_in_a_terminal_compensation(case: CaseArticle) -> None:
+    at = ("article.ingested", 1, 99)
+    emit = candidates_step(ingested(case, html=b""), has_models=True, at=at)
+    event = only([emit], ARTICLE_COMPENSATION)
+    assert event["article_id"] == case.article_id
+    assert (event["stage"], event["kind"], event["reason"]) == (
+        "candidates",
+        "terminal",
+        "empty_html",
+    )
+    assert event["next_attempt"] is None and event["retry"] is None
+    assert event["origin"] == {"topic": "article.ingested", "partition": 1, "offset": 99}
+
+
+# -- hygiene -----------------------------------------------------------------------------------
+
+
+def test_the_deterministic_rung_needs_no_model(case: CaseArticle) -> None:
+    request = request_for(case, has_models=False)
+    emit = asyncio.run(hygiene_step(request, None))
+    assert emit.topic == HYGIENE_PROPOSAL
+    record = wire(emit)
+    assert (record["raw_answer"], record["failure"], record["prompt"]) == (None, None, None)
+    assert record["attempts"] == []
+    for field in ("role", "attempt", "url", "candidate_set_json", "candidate_set_hash"):
+        assert record[field] == request[field], field
+    assert record["html_hash"] == sha256(case.html)
+
+
+def test_a_model_rung_without_a_provider_fails_as_no_provider(case: CaseArticle) -> None:
+    request = request_for(case)
+    without = wire(asyncio.run(hygiene_step(request, None)))
+    assert (without["role"], without["raw_answer"], without["failure"]) == (
+        "runtime_primary",
+        None,
+        "no_provider",
+    )
+    no_hygiene = LLMRuntime(ProviderConfig(calls={}))  # providers for nothing
+    fallback = {**request, "role": "runtime_fallback", "attempt": 2}
+    record = wire(asyncio.run(hygiene_step(fallback, no_hygiene)))
+    assert (record["role"], record["attempt"], record["failure"]) == (
+        "runtime_fallback",
+        2,
+        "no_provider",
+    )
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedOpenAIServer]:
+    with running_server() as scripted:
+        yield scripted
+
+
+def test_a_model_rung_asks_its_own_model_once_and_carries_the_answer(
+    case: CaseArticle, server: ScriptedOpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reply = Reply(case.answers.hygiene_valid, prompt_tokens=1000, completion_tokens=250)
+    server.script(PRIMARY, reply)
+    runtime = Recorder().runtime(config(monkeypatch, server.base_url))
+    request = request_for(case)
+
+    record = wire(run(hygiene_step(request, runtime), runtime))
+
+    assert [call.model for call in server.calls] == [PRIMARY]
+    assert record["raw_answer"] == reply.text
+    assert record["failure"] is None
+    spec = load_prompt(HYGIENE_CALL)
+    assert record["prompt"] == {
+        "name": HYGIENE_CALL,
+        "version": spec.version,
+        "sha256": spec.sha256,
+    }
+    assert roles_and_reasons(record["attempts"]) == [("runtime_primary", "ok", None)]
+    assert record["attempts"][0]["model"] == PRIMARY
+    # llm_support prices 0.4 and 1.6 USD per million input and output tokens.
+    assert record["usage"]["prompt_tokens"] == 1000
+    assert record["usage"]["completion_tokens"] == 250
+    assert record["usage"]["cost_usd"] == pytest.approx(0.0008)
+
+    emits, state = assembly_step(record, None, has_models=True)
+    article = only(emits, ARTICLE_ASSEMBLED)
+    assert article["path"] == "primary"
+    assert article["markdown"] == expected(case).markdown
+    assert article["attempts"] == record["attempts"]
+    assert state is not None and state["attempts"] == record["attempts"]
+
+
+def test_the_fallback_rung_asks_only_the_fallback_model_and_keeps_an_invalid_answer(
+    case: CaseArticle, server: ScriptedOpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server.script(FALLBACK, Reply(NOT_JSON))
+    runtime = Recorder().runtime(config(monkeypatch, server.base_url))
+    request = {**request_for(case), "role": "runtime_fallback", "attempt": 2}
+
+    record = wire(run(hygiene_step(request, runtime), runtime))
+
+    assert [call.model for call in server.calls] == [FALLBACK]
+    assert (record["raw_answer"], record["failure"]) == (NOT_JSON, None)
+    assert roles_and_reasons(record["attempts"]) == [
+        ("runtime_fallback", "invalid", "invalid_json")
+    ]
+    state: dict[str, Any] = {"awaiting": "runtime_fallback", "settled": None, "attempts": []}
+    emits, after = assembly_step(record, state, has_models=True)
+    event = only(emits, ARTICLE_COMPENSATION)
+    assert (event["stage"], event["kind"], event["reason"], event["next_attempt"]) == (
+        "assembly",
+        "fallback",
+        "invalid_json",
+        "deterministic",
+    )
+    assert after is not None and after["awaiting"] == "deterministic"
+
+
+def test_a_rung_whose_model_never_answers_carries_the_failure_and_no_answer(
+    case: CaseArticle, server: ScriptedOpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server.script(PRIMARY, Status(500), Status(500), Status(500))  # 1 call + 2 retries
+    runtime = Recorder().runtime(config(monkeypatch, server.base_url, max_retries=2))
+
+    record = wire(run(hygiene_step(request_for(case), runtime), runtime))
+
+    assert [call.model for call in server.calls] == [PRIMARY] * 3  # never the fallback model
+    assert record["raw_answer"] is None
+    assert record["failure"] == "server_error"
+    assert [(a["role"], a["outcome"], a["attempt"]) for a in record["attempts"]] == [
+        ("runtime_primary", "server_error", n) for n in (1, 2, 3)
+    ]
+    emits, state = assembly_step(record, None, has_models=True)
+    event = only(emits, ARTICLE_COMPENSATION)
+    assert (event["stage"], event["kind"], event["reason"], event["next_attempt"]) == (
+        "hygiene",
+        "fallback",
+        "server_error",
+        "runtime_fallback",
+    )
+    assert state is not None and len(state["attempts"]) == 3
+
+
+# -- assembly: the whole ladder ----------------------------------------------------------------
+
+
+def test_a_valid_primary_proposal_is_assembled_and_settles_the_ladder(case: CaseArticle) -> None:
+    request = request_for(case)
+    answered = [attempt("runtime_primary", "ok", model=PRIMARY)]
+    record = model_proposal(
+        request,
+        "runtime_primary",
+        raw_answer=json.dumps(case.answers.hygiene_valid),
+        attempts=answered,
+    )
+
+    emits, state = assembly_step(record, None, has_models=True, at=ORIGIN)
+
+    assembled = only(emits, ARTICLE_ASSEMBLED)
+    assert emits[0].article_id == case.article_id
+    assert assembled["path"] == "primary"
+    assert assembled["markdown"] == expected(case).markdown
+    assert assembled["title"] == case.title
+    assert assembled["hashes"] == {
+        "markdown": sha256(expected(case).markdown),
+        "source_html": sha256(case.html),  # the proposal's html_hash, not the harness's b""
+        "candidate_set": request["candidate_set_hash"],
+    }
+    assert roles_and_reasons(assembled["attempts"]) == [("runtime_primary", "ok", None)]
+    assert assembled["usage"]["prompt_tokens"] == 100
+    assert state == {
+        "awaiting": None,
+        "settled": f"assembled:primary:{sha256(expected(case).markdown)}",
+        "attempts": assembled["attempts"],
+    }
+    # The same proposal again (a redelivery after a crash) changes nothing.
+    assert assembly_step(record, state, has_models=True) == ([], None)
+
+
+def test_the_ladder_steps_down_to_the_deterministic_rung_with_each_attempt_once(
+    case: CaseArticle,
+) -> None:
+    request = request_for(case)
+    primary_attempts = [attempt("runtime_primary", "invalid", "unknown_block_id", model=PRIMARY)]
+    fallback_attempts = [
+        attempt("runtime_fallback", "timeout", "timeout", model=FALLBACK, n=n) for n in (1, 2, 3)
+    ]
+
+    # The primary invents a block: fall back to the fallback model, carrying the candidates.
+    invented = json.dumps(case.answers.hygiene_invented_block)
+    primary = model_proposal(
+        request, "runtime_primary", raw_answer=invented, attempts=primary_attempts
+    )
+    emits, state = assembly_step(primary, None, has_models=True, at=ORIGIN)
+    event = only(emits, ARTICLE_COMPENSATION)
+    assert (event["stage"], event["kind"], event["reason"]) == (
+        "assembly",
+        "fallback",
+        "unknown_block_id",
+    )
+    assert event["next_attempt"] == "runtime_fallback"
+    assert event["attempts_so_far"] == 1
+    assert event["retry"] == {
+        "url": case.url,
+        "candidate_set_json": request["candidate_set_json"],
+        "candidate_set_hash": request["candidate_set_hash"],
+        "html_hash": sha256(case.html),
+    }
+    assert event["origin"] == {"topic": ORIGIN[0], "partition": ORIGIN[1], "offset": ORIGIN[2]}
+    assert roles_and_reasons(event["attempts"]) == [
+        ("runtime_primary", "invalid", "unknown_block_id")
+    ]
+    assert state is not None
+    assert state["awaiting"] == "runtime_fallback" and state["settled"] is None
+    assert len(state["attempts"]) == 1
+
+    # The primary's proposal redelivered: nothing to decide, nothing changes.
+    assert assembly_step(primary, state, has_models=True) == ([], None)
+
+    # Compensation asks the fallback rung.
+    (fallback_request_emit,) = compensation_step(event)
+    fallback_request = wire(fallback_request_emit)
+    assert (fallback_request["role"], fallback_request["attempt"]) == ("runtime_fallback", 2)
+
+    # The fallback model times out on every technical retry: no answer at all.
+    fallback = model_proposal(
+        fallback_request,
+        "runtime_fallback",
+        raw_answer=None,
+        failure="timeout",
+        attempts=fallback_attempts,
+    )
+    emits, state = assembly_step(fallback, state, has_models=True)
+    event = only(emits, ARTICLE_COMPENSATION)
+    assert (event["stage"], event["kind"], event["reason"]) == ("hygiene", "fallback", "timeout")
+    assert event["next_attempt"] == "deterministic"
+    assert event["attempts_so_far"] == 2
+    assert len(event["attempts"]) == 4  # everything so far, for people reading the event
+    assert state is not None and state["awaiting"] == "deterministic"
+    assert len(state["attempts"]) == 4
+
+    # Compensation asks the deterministic rung; hygiene answers it without a model.
+    (deterministic_request_emit,) = compensation_step(event)
+    deterministic_request = wire(deterministic_request_emit)
+    assert (deterministic_request["role"], deterministic_request["attempt"]) == (
+        "deterministic",
+        3,
+    )
+    deterministic = wire(asyncio.run(hygiene_step(deterministic_request, None)))
+    emits, state = assembly_step(deterministic, state, has_models=True)
+
+    assembled = only(emits, ARTICLE_ASSEMBLED)
+    assert assembled["path"] == "deterministic"
+    assert assembled["markdown"] == expected(case).markdown
+    assert assembled["hashes"]["source_html"] == sha256(case.html)
+    want = [
+        ("runtime_primary", "invalid", "unknown_block_id"),
+        ("runtime_fallback", "timeout", "timeout"),
+        ("runtime_fallback", "timeout", "timeout"),
+        ("runtime_fallback", "timeout", "timeout"),
+        ("deterministic", "ok", None),
+    ]
+    assert roles_and_reasons(assembled["attempts"]) == want
+    assert [a["attempt"] for a in assembled["attempts"]] == [1, 1, 2, 3, 1]
+    assert assembled["usage"]["prompt_tokens"] == 100  # only the primary's answer had tokens
+    assert state is not None
+    assert state["settled"] == f"assembled:deterministic:{sha256(expected(case).markdown)}"
+    assert state["awaiting"] is None
+    assert roles_and_reasons(state["attempts"]) == want
+
+    # Every rung's proposal redelivered now: all settled, nothing changes.
+    for stale in (primary, fallback, deterministic):
+        assert assembly_step(stale, state, has_models=True) == ([], None)
+
+
+def test_a_failing_deterministic_rung_ends_the_ladder(case: CaseArticle) -> None:
+    prior = [
+        attempt("runtime_primary", "invalid", "unknown_block_id", model=PRIMARY).model_dump(),
+        attempt("runtime_fallback", "invalid", "invalid_json", model=FALLBACK).model_dump(),
+    ]
+    state = {"awaiting": "deterministic", "settled": None, "attempts": prior}
+    request = {**unusable_request(case), "attempt": 3}
+    record = wire(asyncio.run(hygiene_step(request, None)))
+
+    emits, after = assembly_step(record, state, has_models=True, at=ORIGIN)
+
+    event = only(emits, ARTICLE_COMPENSATION)
+    assert (event["stage"], event["kind"], event["reason"]) == (
+        "assembly",
+        "terminal",
+        "no_body_blocks",
+    )
+    assert event["next_attempt"] is None and event["retry"] is None
+    assert event["attempts_so_far"] == 3
+    want = [
+        ("runtime_primary", "invalid", "unknown_block_id"),
+        ("runtime_fallback", "invalid", "invalid_json"),
+        ("deterministic", "invalid", "no_body_blocks"),
+    ]
+    assert roles_and_reasons(event["attempts"]) == want
+    assert after == {
+        "awaiting": None,
+        "settled": "terminal:no_body_blocks",
+        "attempts": [*prior, event["attempts"][-1]],
+    }
+    assert compensation_step(event) == []  # terminal: the ladder ends here
+    assert assembly_step(record, after, has_models=True) == ([], None)
+
+
+def test_without_models_the_ladder_is_the_deterministic_rung_alone(case: CaseArticle) -> None:
+    request = request_for(case, has_models=False)
+    record = wire(asyncio.run(hygiene_step(request, None)))
+    emits, state = assembly_step(record, None, has_models=False)
+    assembled = only(emits, ARTICLE_ASSEMBLED)
+    assert assembled["path"] == "deterministic"
+    assert assembled["markdown"] == expected(case).markdown
+    assert roles_and_reasons(assembled["attempts"]) == [("deterministic", "ok", None)]
+    assert state is not None and state["settled"].startswith("assembled:deterministic:")
+
+    unusable = wire(asyncio.run(hygiene_step(unusable_request(case), None)))
+    emits, state = assembly_step(unusable, None, has_models=False)
+    event = only(emits, ARTICLE_COMPENSATION)
+    assert (event["kind"], event["reason"], event["attempts_so_far"]) == (
+        "terminal",
+        "no_body_blocks",
+        1,
+    )
+    assert state is not None and state["settled"] == "terminal:no_body_blocks"
+
+
+def test_a_model_proposal_after_providers_went_away_skips_to_the_deterministic_rung(
+    case: CaseArticle,
+) -> None:
+    primary = model_proposal(
+        request_for(case),
+        "runtime_primary",
+        raw_answer=json.dumps(case.answers.hygiene_invented_block),
+    )
+    emits, state = assembly_step(primary, None, has_models=False)
+    event = only(emits, ARTICLE_COMPENSATION)
+    assert (event["kind"], event["next_attempt"]) == ("fallback", "deterministic")
+    assert state is not None and state["awaiting"] == "deterministic"
+
+
+# -- compensation ------------------------------------------------------------------------------
+
+
+def retry_context(request: dict[str, Any]) -> dict[str, Any]:
+    keys = ("url", "candidate_set_json", "candidate_set_hash", "html_hash")
+    return {key: request[key] for key in keys}
+
+
+def test_a_fallback_event_asks_the_next_rung_with_the_carried_candidates(
+    case: CaseArticle,
+) -> None:
+    request = request_for(case)
+    event = on_wire(
+        ARTICLE_COMPENSATION.schema,
+        compensation_event(
+            case.article_id,
+            stage="hygiene",
+            kind="fallback",
+            reason="timeout",
+            next_attempt="runtime_fallback",
+            attempts_so_far=1,
+            retry=retry_context(request),
+        ),
+    )
+    (emit,) = compensation_step(event)
+    assert emit.topic == HYGIENE_REQUEST and emit.article_id == case.article_id
+    asked = wire(emit)
+    assert (asked["role"], asked["attempt"]) == ("runtime_fallback", 2)
+    for key in ("url", "candidate_set_json", "candidate_set_hash", "html_hash"):
+        assert asked[key] == request[key], key
+
+
+def test_a_terminal_event_asks_nothing(case: CaseArticle) -> None:
+    event = compensation_event(case.article_id, stage="assembly", kind="terminal", reason="x")
+    assert compensation_step(on_wire(ARTICLE_COMPENSATION.schema, event)) == []
+
+
+def test_a_fallback_without_its_candidates_ends_terminally(case: CaseArticle) -> None:
+    attempts = [attempt("runtime_primary", "invalid", "unknown_block_id").model_dump()]
+    event = on_wire(
+        ARTICLE_COMPENSATION.schema,
+        compensation_event(
+            case.article_id,
+            stage="assembly",
+            kind="fallback",
+            reason="unknown_block_id",
+            next_attempt="runtime_fallback",
+            attempts_so_far=1,
+            attempts=attempts,
+        ),
+    )
+    emits = compensation_step(event)
+    missing = only(emits, ARTICLE_COMPENSATION)
+    assert (missing["stage"], missing["kind"], missing["reason"]) == (
+        "assembly",
+        "terminal",
+        "retry_context_missing",
+    )
+    assert missing["next_attempt"] is None
+    assert missing["attempts_so_far"] == 1
+    assert roles_and_reasons(missing["attempts"]) == roles_and_reasons(attempts)
+    assert "unknown_block_id" in (missing["detail"] or "")
+    assert compensation_step(missing) == []  # and it does not loop
+
+
+# -- enrichment join ---------------------------------------------------------------------------
+
+
+def enriched_for(
+    article: AssembledArticle, entity: Entity, answer: dict[str, Any]
+) -> EnrichedArticle:
+    return EnrichedArticle(
+        source=article.source,
+        article_hash=article.hashes.markdown,
+        entity=entity,
+        language=article.language,
+        sentiment=answer["sentiment"],
+        tags=[Tag.model_validate(tag) for tag in answer["tags"]],
+        path="primary",
+        prompt=PromptRef(name="article_sentiment_tags", version="1.0.0", sha256="ab" * 32),
+        attempts=[
+            AttemptRecord(
+                call="article_sentiment_tags", role="runtime_primary", outcome="ok", model=PRIMARY
+            )
+        ],
+    )
+
+
+class Join:
+    """An ``EnrichmentJoin`` over a dict, with a counting enrich and an order-recording flush."""
+
+    def __init__(self, case: CaseArticle, *, failing: bool = False, slow: bool = False) -> None:
+        self.case = case
+        self.slow = slow
+        self.table: dict[str, Any] = {}
+        self.log: list[str] = []
+        self.enriched: list[tuple[str, str]] = []  # (article_id, qid) per enrich call
+        self.flushed: list[dict[str, Any]] = []  # the table as each flush found it
+        self.results: dict[str, dict[str, Any]] = {}
+        self._no_provider = make_enrich(None)
+        self._failing = failing
+        self.join = EnrichmentJoin(self.table, self._enrich, self._flush)
+
+    async def _enrich(self, article: AssembledArticle, verdict: dict[str, Any]) -> dict[str, Any]:
+        qid = verdict["entity"]["qid"]
+        self.log.append(f"enrich:{qid}")
+        self.enriched.append((article.source, qid))
+        assert article == self.case.answers.article  # the article the join was given
+        if self.slow:
+            await asyncio.sleep(0.01)  # a model call: other messages run meanwhile
+        if self._failing:
+            stored = await self._no_provider(article, verdict)
+        else:
+            entity = Entity.model_validate(verdict["entity"])
+            result = enriched_for(article, entity, self.case.answers.enrichment_valid)
+            stored = {"kind": "enriched", "result": result.model_dump(mode="json")}
+            stored["at"] = AT.timestamp()
+        self.results[qid] = stored
+        return stored
+
+    async def _flush(self) -> None:
+        await asyncio.sleep(0)
+        self.log.append("flush")
+        self.flushed.append(copy.deepcopy(self.table))
+
+    def article_record(self) -> dict[str, Any]:
+        return on_wire(ARTICLE_ASSEMBLED.schema, assembled_record(self.case.answers.article))
+
+    def verdict_record(self, who: StandInEntity = ENTITY_A, **changes: Any) -> dict[str, Any]:
+        assembled = assembled_record(self.case.answers.article)
+        record = {**wire(standin_verdict(assembled, who)), **changes}
+        return on_wire(ECP_VERDICT.schema, record)
+
+    def article(self) -> list[Emit]:
+        emits = asyncio.run(self.join.on_assembled(self.article_record()))
+        self.log.append("returned")
+        return emits
+
+    def verdict(self, who: StandInEntity = ENTITY_A, **changes: Any) -> list[Emit]:
+        emits = asyncio.run(self.join.on_verdict(self.verdict_record(who, **changes)))
+        self.log.append("returned")
+        return emits
+
+
+def enriched_out(emits: Sequence[Emit], qid: str, case: CaseArticle) -> dict[str, Any]:
+    record = only(emits, ARTICLE_ENRICHED)
+    article = case.answers.article
+    assert emits[0].article_id == case.article_id
+    assert record["entity"]["qid"] == qid
+    assert record["article_hash"] == article.hashes.markdown == sha256(article.markdown)
+    assert record["sentiment"] == case.sentiment
+    assert [t["tag"] for t in record["tags"]] == list(expected(case).tags or ())
+    assert record["enriched_at"] == AT
+    return record
+
+
+def test_the_ecp_standin_approves_the_assembled_version(case: CaseArticle) -> None:
+    assembled = assembled_record(case.answers.article)
+    verdict = wire(standin_verdict(assembled, ENTITY_A))
+    assert verdict["approved"] is True
+    assert verdict["entity"] == {"qid": "Q42", "name": "Prefeitura", "identity": None}
+    assert verdict["article_hash"] == sha256(case.answers.article.markdown)
+    assert "not ECP" in verdict["classifier_version"] == CLASSIFIER_VERSION
+
+
+@pytest.mark.parametrize("article_first", [True, False])
+def test_article_and_verdict_join_in_either_order(case: CaseArticle, article_first: bool) -> None:
+    join = Join(case)
+    first, second = (join.article, join.verdict) if article_first else (join.verdict, join.article)
+
+    assert first() == []
+    emits = second()
+
+    enriched_out(emits, "Q42", case)
+    assert join.enriched == [(case.article_id, "Q42")]
+    # Stored, then flushed, then produced: the result is durable before anyone sees it.
+    assert join.log == ["returned", "enrich:Q42", "flush", "returned"]
+    (at_flush,) = join.flushed
+    assert at_flush[case.article_id]["results"]["Q42"] == join.results["Q42"]
+
+
+def test_a_redelivered_input_replays_the_stored_result_without_asking_again(
+    case: CaseArticle,
+) -> None:
+    join = Join(case)
+    join.article()
+    first = join.verdict()
+    again_verdict = join.verdict()
+    again_article = join.article()
+
+    assert len(join.enriched) == 1 and len(join.flushed) == 1
+    records = [enriched_out(emits, "Q42", case) for emits in (first, again_verdict, again_article)]
+    hashes = {record["content_hash"] for record in records}
+    stored = EnrichedArticle.model_validate(join.results["Q42"]["result"])
+    assert hashes == {enrichment_content_hash(stored)}
+    encoded = {CODEC.encode(ARTICLE_ENRICHED.schema, r) for r in records}
+    assert len(encoded) == 1  # the same bytes every time
+
+
+def test_one_articles_messages_in_flight_together_still_enrich_once(case: CaseArticle) -> None:
+    join = Join(case, slow=True)
+    article, verdict = join.article_record(), join.verdict_record()
+
+    async def together() -> tuple[list[Emit], list[Emit], list[Emit]]:
+        return await asyncio.gather(
+            join.join.on_message(ARTICLE_ASSEMBLED.name, article),
+            join.join.on_message(ECP_VERDICT.name, verdict),
+            join.join.on_message(ECP_VERDICT.name, verdict),  # redelivered while the call runs
+        )
+
+    on_article, first, again = asyncio.run(together())
+
+    assert on_article == []
+    assert join.enriched == [(case.article_id, "Q42")]
+    records = [enriched_out(emits, "Q42", case) for emits in (first, again)]
+    assert records[0] == records[1]
+
+
+def test_rejected_or_entityless_verdicts_join_nothing(case: CaseArticle) -> None:
+    join = Join(case)
+    join.article()
+    assert join.verdict(approved=False) == []
+    assert join.verdict(entity=None) == []
+    assert join.enriched == [] and join.flushed == []
+
+
+def test_a_verdict_on_another_version_of_the_article_joins_nothing(case: CaseArticle) -> None:
+    join = Join(case)
+    join.article()
+    assert join.verdict(article_hash=sha256("an older version of the article")) == []
+    assert join.enriched == []
+    # A verdict that names no version joins whatever version is here.
+    enriched_out(join.verdict(article_hash=None), "Q42", case)
+    assert len(join.enriched) == 1
+
+
+def test_each_entity_is_enriched_once_and_emitted_on_its_own(case: CaseArticle) -> None:
+    join = Join(case)
+    join.article()
+    enriched_out(join.verdict(ENTITY_A), "Q42", case)
+    for_b = join.verdict(ENTITY_B)
+    enriched_out(for_b, "Q7", case)  # only B: A is not produced again
+    assert join.enriched == [(case.article_id, "Q42"), (case.article_id, "Q7")]
+
+    replayed = wired(join.article())  # a redelivered article replays both, asks for neither
+    assert sorted(r["entity"]["qid"] for r in replayed) == ["Q42", "Q7"]
+    assert len(join.enriched) == 2
+
+
+def test_a_verdict_before_the_article_waits_for_it_for_every_entity(case: CaseArticle) -> None:
+    join = Join(case)
+    assert join.verdict(ENTITY_A) == [] and join.verdict(ENTITY_B) == []
+    emits = wired(join.article())
+    assert sorted(r["entity"]["qid"] for r in emits) == ["Q42", "Q7"]
+    assert sorted(qid for _, qid in join.enriched) == ["Q42", "Q7"]
+
+
+def test_an_enrichment_failure_is_a_terminal_event_replayed_as_stored(case: CaseArticle) -> None:
+    join = Join(case, failing=True)  # make_enrich(None): no provider for the call
+    join.article()
+    first = only(join.verdict(), ARTICLE_COMPENSATION)
+    assert (first["stage"], first["kind"], first["reason"]) == (
+        "enrichment",
+        "terminal",
+        "no_provider",
+    )
+    assert first["next_attempt"] is None and first["attempts_so_far"] == 0
+    again = only(join.verdict(), ARTICLE_COMPENSATION)
+    assert again == first
+    assert len(join.enriched) == 1
+
+
+def test_result_emit_builds_the_enriched_record_from_a_stored_result(case: CaseArticle) -> None:
+    article = case.answers.article
+    result = enriched_for(
+        article, Entity(qid="Q42", name="Prefeitura"), case.answers.enrichment_valid
+    )
+    stored = {"kind": "enriched", "result": result.model_dump(mode="json"), "at": AT.timestamp()}
+    record = only([result_emit(stored)], ARTICLE_ENRICHED)
+    assert record["article_id"] == article.source
+    assert record["content_hash"] == enrichment_content_hash(result)
+    assert record["path"] == "primary"
+    assert record["enriched_at"] == AT
+
+
+# -- records -----------------------------------------------------------------------------------
+
+
+def test_an_assembled_article_survives_its_avro_round_trip(case: CaseArticle) -> None:
+    attempts = [
+        attempt("runtime_primary", "invalid", "unknown_block_id", model=PRIMARY),
+        attempt("runtime_fallback", "ok", model=FALLBACK),
+    ]
+    article = case.answers.article.model_copy(
+        update={"path": "fallback", "attempts": attempts, "usage": Usage.of(attempts)}
+    )
+    data = CODEC.encode("ArticleAssembled", assembled_record(article, at=AT))
+    decoded = CODEC.decode(data, "ArticleAssembled")
+    assert decoded["article_id"] == case.article_id
+    assert decoded["assembled_at"] == AT
+    assert assembled_article(decoded) == article
+
+
+def test_the_enrichment_content_hash_follows_content_not_bookkeeping(case: CaseArticle) -> None:
+    article = case.answers.article
+    entity = Entity(qid="Q42", name="Prefeitura")
+    base = enriched_for(article, entity, case.answers.enrichment_valid)
+    retried = base.model_copy(
+        update={
+            "attempts": [
+                AttemptRecord(
+                    call="article_sentiment_tags", role="runtime_primary", outcome="timeout"
+                ),
+                *base.attempts,
+            ],
+            "usage": Usage(prompt_tokens=900, completion_tokens=80, cost_usd=0.0005),
+        }
+    )
+    assert enrichment_content_hash(retried) == enrichment_content_hash(base)
+    renamed = [base.tags[0].model_copy(update={"tag": "outra coisa"}), *base.tags[1:]]
+    other_sentiment = next(s for s in ("positive", "negative", "neutral") if s != base.sentiment)
+    for changed in (
+        base.model_copy(update={"tags": renamed}),
+        base.model_copy(update={"sentiment": other_sentiment}),
+        base.model_copy(update={"entity": Entity(qid="Q7", name="Câmara Municipal")}),
+        base.model_copy(update={"article_hash": sha256("another version")}),
+    ):
+        assert enrichment_content_hash(changed) != enrichment_content_hash(base)
+
+
+# -- ledger ------------------------------------------------------------------------------------
+
+
+def test_the_ledger_reads_an_assembled_article(case: CaseArticle) -> None:
+    article = case.answers.article
+    record = on_wire(ARTICLE_ASSEMBLED.schema, assembled_record(article))
+    entry, names = observe(ARTICLE_ASSEMBLED.name, record)
+    assert names == ["assembled/primary"]
+    assert entry["stage"] == "assembled"
+    assert entry["markdown_hash"] == sha256(article.markdown)
+    status = updated(None, ARTICLE_ASSEMBLED.name, entry, "2026-03-14T09:26:53+00:00")
+    assert (status["stage"], status["path"]) == ("assembled", "primary")
+    assert status["updated_at"] == "2026-03-14T09:26:53+00:00"
+    assert [e["topic"] for e in status["events"]] == ["article.assembled"]
+
+
+def test_the_ledger_counts_compensations_by_stage_kind_and_reason(case: CaseArticle) -> None:
+    event = on_wire(
+        ARTICLE_COMPENSATION.schema,
+        compensation_event(
+            case.article_id,
+            stage="hygiene",
+            kind="fallback",
+            reason="timeout",
+            next_attempt="deterministic",
+            attempts=[attempt("runtime_fallback", "timeout", "timeout").model_dump()],
+        ),
+    )
+    entry, names = observe(ARTICLE_COMPENSATION.name, event)
+    assert names == ["compensation/hygiene/fallback/timeout"]
+    assert entry["stage"] == "compensation_fallback"
+    assert entry["next_attempt"] == "deterministic"
+    status = updated(None, ARTICLE_COMPENSATION.name, entry, None)
+    assert status["last_reason"] == "timeout"
+    assert "path" not in status
+
+
+def test_the_ledger_names_a_counter_for_every_topic(case: CaseArticle) -> None:
+    request = request_for(case)
+    verdict = wire(standin_verdict(assembled_record(case.answers.article), ENTITY_A))
+    seen = {
+        ARTICLE_INGESTED.name: observe(ARTICLE_INGESTED.name, ingested(case))[1],
+        HYGIENE_REQUEST.name: observe(HYGIENE_REQUEST.name, request)[1],
+        ECP_VERDICT.name: observe(ECP_VERDICT.name, verdict)[1],
+        "rejected": observe(ECP_VERDICT.name, {**verdict, "approved": False, "entity": None})[1],
+    }
+    assert seen == {
+        "article.ingested": ["ingested"],
+        "article.hygiene.request": ["requested/runtime_primary"],
+        "ecp.verdict": ["verdict/approved"],
+        "rejected": ["verdict/rejected"],
+    }
+
+
+def test_the_enrichment_path_does_not_overwrite_the_hygiene_path(case: CaseArticle) -> None:
+    article = case.answers.article
+    assembled = on_wire(ARTICLE_ASSEMBLED.schema, assembled_record(article))
+    entity = Entity(qid="Q42", name="Prefeitura")
+    result = enriched_for(article, entity, case.answers.enrichment_valid)
+    stored = {"kind": "enriched", "result": result.model_dump(mode="json"), "at": AT.timestamp()}
+    enriched = wire(result_emit(stored))
+    enriched = {**enriched, "path": "fallback"}
+    status = updated(
+        None, ARTICLE_ASSEMBLED.name, observe(ARTICLE_ASSEMBLED.name, assembled)[0], "t1"
+    )
+    entry, names = observe(ARTICLE_ENRICHED.name, enriched)
+    assert names == ["enriched/fallback"]
+    status = updated(status, ARTICLE_ENRICHED.name, entry, "t2")
+    assert (status["stage"], status["path"]) == ("enriched", "primary")
+    assert status["events"][-1]["content_hash"] == enrichment_content_hash(result)
+
+
+def test_the_status_keeps_only_the_latest_events_and_never_mutates_its_input() -> None:
+    status: dict[str, Any] | None = None
+    for n in range(MAX_EVENTS + 5):
+        status = updated(status, HYGIENE_REQUEST.name, {"stage": "hygiene_requested"}, f"t{n}")
+    assert status is not None
+    assert len(status["events"]) == MAX_EVENTS
+    assert status["events"][0]["at"] == "t5"
+    assert status["events"][-1]["at"] == f"t{MAX_EVENTS + 4}"
+
+    before = copy.deepcopy(status)
+    after = updated(status, ARTICLE_COMPENSATION.name, {"stage": "x", "reason": "r"}, "later")
+    assert status == before  # the table's value is untouched: the caller reassigns
+    assert after is not status and after["events"] is not status["events"]
+    assert after["events"][-1] == {
+        "topic": "article.compensation",
+        "at": "later",
+        "stage": "x",
+        "reason": "r",
+    }
+    assert after["last_reason"] == "r"
+
+
+# -- views -------------------------------------------------------------------------------------
+
+
+def test_only_owned_partitions_are_summed() -> None:
+    counters = {
+        "0/ingested": 2,
+        "1/ingested": 3,
+        "2/ingested": 5,
+        "10/ingested": 7,  # partition 10, not 1
+        "1/assembled/primary": 4,
+        "0/compensation/hygiene/fallback/timeout": 1,
+        "2/compensation/hygiene/fallback/timeout": 9,
+    }
+    totals = summed(counters, [0, 1])
+    assert totals == {
+        "assembled/primary": 4,
+        "compensation/hygiene/fallback/timeout": 1,
+        "ingested": 5,
+    }
+    assert list(totals) == sorted(totals)
+    assert summed(counters, []) == {}
+
+
+# -- settings ----------------------------------------------------------------------------------
+
+BOOTSTRAP = {"KAFKA_BOOTSTRAP_SERVERS": "kafka-0:9092,kafka-1:9092"}
+
+
+def test_settings_need_a_kafka_cluster() -> None:
+    for env in ({}, {"KAFKA_BOOTSTRAP_SERVERS": "  "}):
+        with pytest.raises(SettingsError, match="KAFKA_BOOTSTRAP_SERVERS"):
+            WorkerSettings.from_env(env)
+    settings = WorkerSettings.from_env(BOOTSTRAP)
+    assert settings.bootstrap == "kafka-0:9092,kafka-1:9092"
+    assert settings.ecp_standin is None
+    assert settings.calls_in_flight >= 1
+
+
+@pytest.mark.parametrize("raw", ["eight", "2.5", "0", "-3"])
+def test_settings_refuse_a_concurrency_that_is_not_a_positive_number(raw: str) -> None:
+    env = {**BOOTSTRAP, "ARTICLE_RUNTIME_CALLS_IN_FLIGHT": raw}
+    with pytest.raises(SettingsError, match="ARTICLE_RUNTIME_CALLS_IN_FLIGHT"):
+        WorkerSettings.from_env(env)
+
+
+def test_settings_read_numbers_and_names() -> None:
+    env = {
+        **BOOTSTRAP,
+        "ARTICLE_RUNTIME_CALLS_IN_FLIGHT": "16",
+        "ARTICLE_RUNTIME_WEB_PORT": "7001",
+        "ARTICLE_RUNTIME_APP_ID": "article-runtime-staging",
+    }
+    settings = WorkerSettings.from_env(env)
+    assert (settings.calls_in_flight, settings.web_port) == (16, 7001)
+    assert settings.app_id == "article-runtime-staging"
+    with pytest.raises(SettingsError, match="ARTICLE_RUNTIME_WEB_PORT"):
+        WorkerSettings.from_env({**BOOTSTRAP, "ARTICLE_RUNTIME_WEB_PORT": "0"})
+
+
+@pytest.mark.parametrize("env", [{"ECP_STANDIN_QID": "Q42"}, {"ECP_STANDIN_NAME": "Prefeitura"}])
+def test_the_ecp_standin_needs_both_its_variables(env: dict[str, str]) -> None:
+    with pytest.raises(SettingsError, match="ECP_STANDIN_QID"):
+        WorkerSettings.from_env({**BOOTSTRAP, **env})
+
+
+def test_the_ecp_standin_is_read_from_both_variables() -> None:
+    env = {**BOOTSTRAP, "ECP_STANDIN_QID": "Q42", "ECP_STANDIN_NAME": "Prefeitura"}
+    assert WorkerSettings.from_env(env).ecp_standin == StandInEntity("Q42", "Prefeitura")
+
+
+# -- following outcomes ------------------------------------------------------------------------
+
+
+def add(outcome: ArticleOutcome, message: tuple[Topic, dict[str, Any]]) -> None:
+    topic, record = message
+    outcome.add(topic.name, record)
+
+
+def outcome_with(case: CaseArticle, *messages: tuple[Topic, dict[str, Any]]) -> ArticleOutcome:
+    outcome = ArticleOutcome(case.article_id)
+    for message in messages:
+        add(outcome, message)
+    return outcome
+
+
+def terminal(case: CaseArticle, stage: Any, reason: str) -> tuple[Topic, dict[str, Any]]:
+    event = compensation_event(case.article_id, stage=stage, kind="terminal", reason=reason)
+    return ARTICLE_COMPENSATION, on_wire(ARTICLE_COMPENSATION.schema, event)
+
+
+def assembled_of(case: CaseArticle) -> tuple[Topic, dict[str, Any]]:
+    return ARTICLE_ASSEMBLED, on_wire(
+        ARTICLE_ASSEMBLED.schema, assembled_record(case.answers.article)
+    )
+
+
+def verdict_of(
+    case: CaseArticle, entity: StandInEntity = ENTITY_A, *, approved: bool = True
+) -> tuple[Topic, dict[str, Any]]:
+    record = wire(standin_verdict(assembled_record(case.answers.article), entity))
+    return ECP_VERDICT, {**record, "approved": approved}
+
+
+def enriched_of(
+    case: CaseArticle, entity: StandInEntity = ENTITY_A
+) -> tuple[Topic, dict[str, Any]]:
+    article = case.answers.article
+    result = enriched_for(
+        article, Entity(qid=entity.qid, name=entity.name), case.answers.enrichment_valid
+    )
+    stored = {"kind": "enriched", "result": result.model_dump(mode="json"), "at": AT.timestamp()}
+    return ARTICLE_ENRICHED, wire(result_emit(stored))
+
+
+def test_a_hygiene_terminal_event_settles_the_article(case: CaseArticle) -> None:
+    assert outcome_with(case, terminal(case, "candidates", "empty_html")).settled
+    assert outcome_with(case, terminal(case, "assembly", "no_body_blocks")).settled
+    fallback = compensation_event(
+        case.article_id,
+        stage="hygiene",
+        kind="fallback",
+        reason="timeout",
+        next_attempt="deterministic",
+    )
+    assert not outcome_with(case, (ARTICLE_COMPENSATION, fallback)).settled
+    assert not outcome_with(case, terminal(case, "enrichment", "no_provider")).settled
+
+
+def test_an_assembled_article_waits_for_its_verdict(case: CaseArticle) -> None:
+    assert not outcome_with(case).settled
+    assert not outcome_with(case, assembled_of(case)).settled
+    assert outcome_with(case, assembled_of(case), verdict_of(case, approved=False)).settled
+
+
+def test_an_approved_article_waits_for_its_enrichment_outcome(case: CaseArticle) -> None:
+    waiting = outcome_with(case, assembled_of(case), verdict_of(case))
+    assert not waiting.settled
+    add(waiting, enriched_of(case, ENTITY_B))
+    assert not waiting.settled  # another entity's enrichment is not this one's
+    enriched = outcome_with(case, assembled_of(case), verdict_of(case), enriched_of(case))
+    assert enriched.settled
+    failed = outcome_with(
+        case, assembled_of(case), verdict_of(case), terminal(case, "enrichment", "no_provider")
+    )
+    assert failed.settled
+
+
+def test_every_approved_entity_needs_its_own_enrichment_outcome(case: CaseArticle) -> None:
+    both = outcome_with(
+        case, assembled_of(case), verdict_of(case, ENTITY_A), verdict_of(case, ENTITY_B)
+    )
+    add(both, enriched_of(case, ENTITY_A))
+    assert not both.settled
+    add(both, enriched_of(case, ENTITY_B))
+    assert both.settled
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "streams.follow.ArticleOutcome.enrichment_outcome hands the same enrichment terminal "
+        "event to every approved entity: with two approved entities, one failure settles both"
+    ),
+)
+def test_one_enrichment_failure_does_not_settle_two_approved_entities(case: CaseArticle) -> None:
+    two = outcome_with(
+        case,
+        assembled_of(case),
+        verdict_of(case, ENTITY_A),
+        verdict_of(case, ENTITY_B),
+        terminal(case, "enrichment", "primary_and_fallback_failed"),
+    )
+    assert not two.settled  # one entity failed, the other has no outcome yet
+
+
+def test_the_ladders_rungs_are_the_roles_the_topics_know() -> None:
+    for name in ("HygieneRequest", "HygieneProposal"):
+        schema = json.loads((AVRO_DIR / f"{name}.avsc").read_text("utf-8"))
+        (role,) = [f for f in schema["fields"] if f["name"] == "role"]
+        assert list(RUNGS) == role["type"]["symbols"], name
