@@ -58,8 +58,17 @@ def assembly_step(
     has_models: bool,
     at: tuple[str, int, int] | None = None,
 ) -> tuple[list[Emit], dict[str, Any] | None]:
-    """The outputs for one proposal and the ladder's new state (None: nothing changes)."""
-    article_id, rung = proposal["article_id"], proposal["role"]
+    """The outputs for one proposal and the ladder's new state (None: nothing changes).
+
+    The state belongs to one version of the article (its HTML hash). Ingestion may publish an
+    updated page under the same ID: its first rung starts a fresh ladder, and late rungs of
+    the version it replaced are dropped.
+    """
+    article_id, rung, version = proposal["article_id"], proposal["role"], proposal["html_hash"]
+    if state is not None and state.get("version", version) != version:
+        if proposal["attempt"] != 1:
+            return [], None
+        state = None
     if is_redelivery(state, rung):
         return [], None
     candidates = CandidateSet.model_validate_json(proposal["candidate_set_json"])
@@ -72,7 +81,8 @@ def assembly_step(
         article = judged.model_copy(update={"hashes": hashes})
         settled = f"assembled:{article.path}:{hashes.markdown}"
         state_after = advanced(state, rung, attempt_records(new), next_=None, settled=settled)
-        return [Emit(ARTICLE_ASSEMBLED, article_id, assembled_record(article))], state_after
+        emit = Emit(ARTICLE_ASSEMBLED, article_id, assembled_record(article))
+        return [emit], {**state_after, "version": version}
     reason, attempts = judged
     following: Rung | None = next_rung(rung, has_models)
     stage: Stage = (
@@ -98,7 +108,7 @@ def assembly_step(
     )
     ended = None if following else f"terminal:{reason}"
     state_after = advanced(state, rung, attempt_records(new), next_=following, settled=ended)
-    return [Emit(ARTICLE_COMPENSATION, article_id, event)], state_after
+    return [Emit(ARTICLE_COMPENSATION, article_id, event)], {**state_after, "version": version}
 
 
 def register(w: Wiring) -> None:

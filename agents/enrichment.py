@@ -9,7 +9,8 @@ after a crash the redelivered input finds the result and produces it again (same
 hash) instead of asking the model a second time.
 
 Table value per article (JSON): ``article`` (AssembledArticle JSON or None), ``verdicts``
-(QID -> verdict) and ``results`` (QID -> stored outcome).
+(QID -> verdict) and ``results`` ("QID@article hash" -> stored outcome: an updated article
+is a new version, enriched afresh).
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ def result_emit(stored: dict[str, Any]) -> Emit:
         attempts_so_far=len(failure.attempts),
         attempts=attempt_records(failure.attempts),
         occurred_at=at,
+        entity=failure.entity.model_dump(),
     )
     return Emit(ARTICLE_COMPENSATION, failure.source, event)
 
@@ -121,10 +123,11 @@ class EnrichmentJoin:
             judged_hash = verdict["article_hash"]
             if judged_hash is not None and judged_hash != article.hashes.markdown:
                 continue  # a verdict on another version of the article: not ours to join
-            stored = state["results"].get(qid)
+            key = f"{qid}@{article.hashes.markdown}"
+            stored = state["results"].get(key)
             if stored is None:
                 stored = await self.enrich(article, verdict)
-                state = {**state, "results": {**state["results"], qid: stored}}
+                state = {**state, "results": {**state["results"], key: stored}}
                 self.table[article_id] = state
                 await self.flush()  # the result is durable before anyone can see it
             emits.append(result_emit(stored))

@@ -33,6 +33,7 @@ def compensation_event(
     origin: tuple[str, int, int] | None = None,
     occurred_at: datetime | None = None,
     retry: dict[str, Any] | None = None,
+    entity: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """A ``CompensationEvent`` record; ``origin`` is (topic, partition, offset) when known.
 
@@ -56,6 +57,7 @@ def compensation_event(
             else {"topic": origin[0], "partition": origin[1], "offset": origin[2]}
         ),
         "retry": retry,
+        "entity": entity,
     }
 
 

@@ -49,8 +49,8 @@ class ArticleOutcome:
             if record["entity"]["qid"] == qid:
                 return record
         for event in self.terminal:
-            if event["stage"] == "enrichment":
-                return event  # enrichment failures name no entity: one per approved verdict
+            if event["stage"] == "enrichment" and (event.get("entity") or {}).get("qid") == qid:
+                return event
         return None
 
     @property

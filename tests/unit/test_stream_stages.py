@@ -370,6 +370,7 @@ def test_a_valid_primary_proposal_is_assembled_and_settles_the_ladder(case: Case
         "awaiting": None,
         "settled": f"assembled:primary:{sha256(expected(case).markdown)}",
         "attempts": assembled["attempts"],
+        "version": sha256(case.html),  # the ladder belongs to this version of the page
     }
     # The same proposal again (a redelivery after a crash) changes nothing.
     assert assembly_step(record, state, has_models=True) == ([], None)
@@ -500,6 +501,7 @@ def test_a_failing_deterministic_rung_ends_the_ladder(case: CaseArticle) -> None
         "awaiting": None,
         "settled": "terminal:no_body_blocks",
         "attempts": [*prior, event["attempts"][-1]],
+        "version": record["html_hash"],
     }
     assert compensation_step(event) == []  # terminal: the ladder ends here
     assert assembly_step(record, after, has_models=True) == ([], None)
@@ -641,13 +643,14 @@ class Join:
         self.results: dict[str, dict[str, Any]] = {}
         self._no_provider = make_enrich(None)
         self._failing = failing
+        self.expect = case.answers.article  # the article the join should hand to enrich
         self.join = EnrichmentJoin(self.table, self._enrich, self._flush)
 
     async def _enrich(self, article: AssembledArticle, verdict: dict[str, Any]) -> dict[str, Any]:
         qid = verdict["entity"]["qid"]
         self.log.append(f"enrich:{qid}")
         self.enriched.append((article.source, qid))
-        assert article == self.case.answers.article  # the article the join was given
+        assert article == self.expect  # the article the join was given
         if self.slow:
             await asyncio.sleep(0.01)  # a model call: other messages run meanwhile
         if self._failing:
@@ -718,7 +721,8 @@ def test_article_and_verdict_join_in_either_order(case: CaseArticle, article_fir
     # Stored, then flushed, then produced: the result is durable before anyone sees it.
     assert join.log == ["returned", "enrich:Q42", "flush", "returned"]
     (at_flush,) = join.flushed
-    assert at_flush[case.article_id]["results"]["Q42"] == join.results["Q42"]
+    key = f"Q42@{case.answers.article.hashes.markdown}"
+    assert at_flush[case.article_id]["results"][key] == join.results["Q42"]
 
 
 def test_a_redelivered_input_replays_the_stored_result_without_asking_again(
@@ -1049,8 +1053,13 @@ def outcome_with(case: CaseArticle, *messages: tuple[Topic, dict[str, Any]]) -> 
     return outcome
 
 
-def terminal(case: CaseArticle, stage: Any, reason: str) -> tuple[Topic, dict[str, Any]]:
-    event = compensation_event(case.article_id, stage=stage, kind="terminal", reason=reason)
+def terminal(
+    case: CaseArticle, stage: Any, reason: str, entity: StandInEntity | None = None
+) -> tuple[Topic, dict[str, Any]]:
+    named = None if entity is None else {"qid": entity.qid, "name": entity.name, "identity": None}
+    event = compensation_event(
+        case.article_id, stage=stage, kind="terminal", reason=reason, entity=named
+    )
     return ARTICLE_COMPENSATION, on_wire(ARTICLE_COMPENSATION.schema, event)
 
 
@@ -1106,7 +1115,10 @@ def test_an_approved_article_waits_for_its_enrichment_outcome(case: CaseArticle)
     enriched = outcome_with(case, assembled_of(case), verdict_of(case), enriched_of(case))
     assert enriched.settled
     failed = outcome_with(
-        case, assembled_of(case), verdict_of(case), terminal(case, "enrichment", "no_provider")
+        case,
+        assembled_of(case),
+        verdict_of(case),
+        terminal(case, "enrichment", "no_provider", ENTITY_A),
     )
     assert failed.settled
 
@@ -1121,22 +1133,21 @@ def test_every_approved_entity_needs_its_own_enrichment_outcome(case: CaseArticl
     assert both.settled
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "streams.follow.ArticleOutcome.enrichment_outcome hands the same enrichment terminal "
-        "event to every approved entity: with two approved entities, one failure settles both"
-    ),
-)
 def test_one_enrichment_failure_does_not_settle_two_approved_entities(case: CaseArticle) -> None:
     two = outcome_with(
         case,
         assembled_of(case),
         verdict_of(case, ENTITY_A),
         verdict_of(case, ENTITY_B),
-        terminal(case, "enrichment", "primary_and_fallback_failed"),
+        terminal(case, "enrichment", "primary_and_fallback_failed", ENTITY_A),
     )
     assert not two.settled  # one entity failed, the other has no outcome yet
+    add(two, enriched_of(case, ENTITY_B))
+    assert two.settled
+    failed_a = two.enrichment_outcome(ENTITY_A.qid)
+    assert failed_a is not None and failed_a["reason"] == "primary_and_fallback_failed"
+    enriched_b = two.enrichment_outcome(ENTITY_B.qid)
+    assert enriched_b is not None and enriched_b["entity"]["qid"] == ENTITY_B.qid
 
 
 def test_the_ladders_rungs_are_the_roles_the_topics_know() -> None:
@@ -1144,3 +1155,46 @@ def test_the_ladders_rungs_are_the_roles_the_topics_know() -> None:
         schema = json.loads((AVRO_DIR / f"{name}.avsc").read_text("utf-8"))
         (role,) = [f for f in schema["fields"] if f["name"] == "role"]
         assert list(RUNGS) == role["type"]["symbols"], name
+
+
+# -- a page updated under the same ID is a new version ----------------------------------------
+
+
+def test_an_updated_page_under_the_same_id_gets_a_fresh_ladder(case: CaseArticle) -> None:
+    request = request_for(case)
+    valid = json.dumps(case.answers.hygiene_valid)
+    first = model_proposal(request, "runtime_primary", raw_answer=valid)
+    _, settled = assembly_step(first, None, has_models=True)
+    assert settled is not None and settled["settled"] is not None
+
+    updated = {**request, "html_hash": sha256(case.html + b"<!-- updated -->")}
+    again = model_proposal(updated, "runtime_primary", raw_answer=valid)
+    emits, state = assembly_step(again, settled, has_models=True)
+    assert only(emits, ARTICLE_ASSEMBLED)["hashes"]["source_html"] == updated["html_hash"]
+    assert state is not None and state["version"] == updated["html_hash"]
+
+    # A late fallback rung of the version that was replaced changes nothing.
+    late = {**model_proposal(request, "runtime_fallback", raw_answer=valid), "attempt": 2}
+    assert assembly_step(late, state, has_models=True) == ([], None)
+
+
+def test_an_updated_article_is_enriched_again_for_the_same_entity(case: CaseArticle) -> None:
+    join = Join(case)
+    join.article()
+    join.verdict()
+    assert len(join.enriched) == 1
+    article = case.answers.article
+    markdown = article.markdown + "\n\nUpdate: a correction was appended."
+    newer = article.model_copy(
+        update={
+            "markdown": markdown,
+            "hashes": article.hashes.model_copy(update={"markdown": sha256(markdown)}),
+        }
+    )
+    join.expect = newer
+    record = on_wire(ARTICLE_ASSEMBLED.schema, assembled_record(newer))
+    verdict = {**join.verdict_record(), "article_hash": newer.hashes.markdown}
+    asyncio.run(join.join.on_assembled(record))
+    emits = asyncio.run(join.join.on_verdict(verdict))
+    assert len(join.enriched) == 2  # the new version was not answered with the old result
+    assert only(emits, ARTICLE_ENRICHED)["article_hash"] == newer.hashes.markdown
