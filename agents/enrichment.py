@@ -4,7 +4,7 @@ One Faust actor writes the join table. Its messages run in an ``InFlight`` windo
 ``ARTICLE_RUNTIME_CALLS_IN_FLIGHT`` model calls at once, acks in offset order) with one
 lock per article, so an article's assembled record and verdicts never interleave while other
 articles' calls run side by side. The model's answer is not deterministic, so
-the result is written to the table and flushed to the broker *before* the output is produced:
+the result is written to the table and confirmed by the broker *before* the output is produced:
 after a crash the redelivered input finds the result and produces it again (same content
 hash) instead of asking the model a second time.
 
@@ -27,6 +27,7 @@ from article_runtime.llm.policy import LLMRuntime
 from article_runtime.model import AssembledArticle
 from streams.compensation import compensation_event
 from streams.records import assembled_article, attempt_records, enriched_record, entity_from, now
+from streams.tables import ConfirmedTable
 from streams.topics import ARTICLE_ASSEMBLED, ARTICLE_COMPENSATION, ARTICLE_ENRICHED, ECP_VERDICT
 from streams.window import InFlight, KeyedLocks
 from streams.wiring import Emit, Event, Wiring
@@ -76,9 +77,9 @@ class EnrichmentJoin:
         self,
         table: MutableMapping[str, Any],
         enrich: Enrich,
-        flush: Callable[[], Awaitable[None]],
+        confirm: Callable[[str], Awaitable[None]],
     ) -> None:
-        self.table, self.enrich, self.flush = table, enrich, flush
+        self.table, self.enrich, self.confirm = table, enrich, confirm
         self.locks = KeyedLocks()
 
     async def on_message(self, topic: str, record: dict[str, Any]) -> list[Emit]:
@@ -129,13 +130,14 @@ class EnrichmentJoin:
                 stored = await self.enrich(article, verdict)
                 state = {**state, "results": {**state["results"], key: stored}}
                 self.table[article_id] = state
-                await self.flush()  # the result is durable before anyone can see it
+                await self.confirm(article_id)  # the result is durable before anyone sees it
             emits.append(result_emit(stored))
         return emits
 
 
 def register(w: Wiring) -> None:
-    join = EnrichmentJoin(w.tables[JOIN_TABLE], make_enrich(w.llm), w.flush_tables)
+    table = cast(ConfirmedTable, w.tables[JOIN_TABLE])
+    join = EnrichmentJoin(table, make_enrich(w.llm), table.confirmed)
 
     async def handle(event: Event, record: dict[str, Any]) -> list[Emit]:
         return await join.on_message(event.message.topic, record)

@@ -104,14 +104,6 @@ class Wiring:
         """One input, start to finish: its outcomes, produced and acknowledged."""
         await self.publish(await outcomes(self, event, stage, handle))
 
-    async def flush_tables(self) -> None:
-        """Wait until every buffered table change is on the broker (before an output that
-        depends on it, so a restart finds the change instead of repeating an LLM call)."""
-        producer = self.app.producer
-        while producer.buffer.size:
-            await producer.buffer.flush()
-        await producer.flush()
-
 
 Handler = Callable[[Event, dict[str, Any]], Awaitable[list[Emit]]]
 

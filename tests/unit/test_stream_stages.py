@@ -663,8 +663,9 @@ class Join:
         self.results[qid] = stored
         return stored
 
-    async def _flush(self) -> None:
+    async def _flush(self, key: str) -> None:
         await asyncio.sleep(0)
+        assert key == self.case.article_id  # the change confirmed is this article's
         self.log.append("flush")
         self.flushed.append(copy.deepcopy(self.table))
 
