@@ -23,7 +23,13 @@ from tests.support.openai_server import (
     ScriptedOpenAIServer,
     running_server,
 )
-from tests.support.stream_cases import CaseArticle, expected, make_articles, responder
+from tests.support.stream_cases import (
+    CaseArticle,
+    Expected,
+    expected,
+    make_articles,
+    responder,
+)
 
 pytestmark = pytest.mark.kafka
 POISON = {
@@ -130,6 +136,8 @@ def test_every_path_and_every_poison_message_ends_in_one_outcome(
         outcomes = kafka_flow.follow(ids, timeout_s=120, settle_grace_s=1.0)
         for case in cases:
             check_case(case, outcomes[case.article_id])
+        # No crash, no rebalance: every model was asked exactly what each scenario needs.
+        assert len(server.calls) == sum(model_calls(expected(c)) for c in cases)
         for article_id, reason in POISON.items():
             terminal = outcomes[article_id].terminal
             assert [c["reason"] for c in terminal] == [reason], article_id
@@ -196,6 +204,15 @@ def test_sigkill_mid_stream_then_restart_loses_nothing_and_changes_no_hash(
         outcomes = kafka_flow.follow(ids, timeout_s=120, settle_grace_s=3.0)
     for case in cases:
         check_case(case, outcomes[case.article_id])
+    # The kill really hit work in flight: some inputs were delivered twice and asked again.
+    once = sum(model_calls(expected(c)) for c in cases)
+    assert len(server.calls) > once
+
+
+def model_calls(want: Expected) -> int:
+    """Provider calls one case needs when every input is delivered once."""
+    hygiene = [role for role, _ in want.hygiene_attempts if role != "deterministic"]
+    return len(hygiene) + len(want.enrichment_attempts)
 
 
 def test_two_workers_split_the_partitions_and_the_flow_stays_complete(
