@@ -117,6 +117,7 @@ def register(w: Wiring) -> None:
 
     async def handle(event: Event, record: dict[str, Any]) -> list[Emit]:
         article_id = record["article_id"]
+        ladder.expire(event.message.partition, w.settings.retention_s)
         emits, state = assembly_step(
             record, ladder.get(article_id), has_models=has_models, at=origin(event)
         )

@@ -27,7 +27,6 @@ from article_runtime.llm.policy import LLMRuntime
 from article_runtime.model import AssembledArticle
 from streams.compensation import compensation_event
 from streams.records import assembled_article, attempt_records, enriched_record, entity_from, now
-from streams.tables import ConfirmedTable
 from streams.topics import ARTICLE_ASSEMBLED, ARTICLE_COMPENSATION, ARTICLE_ENRICHED, ECP_VERDICT
 from streams.window import InFlight, KeyedLocks
 from streams.wiring import Emit, Event, Wiring
@@ -136,7 +135,7 @@ class EnrichmentJoin:
 
 
 def register(w: Wiring) -> None:
-    table = cast(ConfirmedTable, w.tables[JOIN_TABLE])
+    table = w.tables[JOIN_TABLE]
     join = EnrichmentJoin(table, make_enrich(w.llm), table.confirmed)
 
     async def handle(event: Event, record: dict[str, Any]) -> list[Emit]:
@@ -147,4 +146,5 @@ def register(w: Wiring) -> None:
         manual = cast(faust.Stream[bytes], stream).noack()  # StreamT does not declare it
         window = InFlight(w.settings.calls_in_flight, manual.ack)
         async for event in manual.events():
+            table.expire(event.message.partition, w.settings.retention_s)
             await window.submit(event, w.process(event, "enrichment", handle))

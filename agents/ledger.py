@@ -121,6 +121,7 @@ def register(w: Wiring) -> None:
     async def ledger(stream: faust.StreamT[bytes]) -> None:
         async for event in stream.events():
             message = event.message
+            status.expire(message.partition, w.settings.retention_s)
             try:
                 record = w.codec.decode(message.value, BY_NAME[message.topic].schema)
             except CodecError as error:

@@ -13,11 +13,16 @@ from article_runtime.llm.policy import LLMRuntime
 from streams import views
 from streams.codec import AvroCodec
 from streams.settings import WorkerSettings
-from streams.tables import ConfirmedTable, table
+from streams.tables import table
 from streams.topics import MAX_MESSAGE_BYTES, PARTITIONS, TOPICS
 from streams.wiring import Wiring
 
-TABLES = (assembly.LADDER_TABLE, ledger.STATUS_TABLE, ledger.COUNTERS_TABLE)
+TABLES = (
+    assembly.LADDER_TABLE,
+    enrichment.JOIN_TABLE,
+    ledger.STATUS_TABLE,
+    ledger.COUNTERS_TABLE,
+)
 
 
 def create_app(settings: WorkerSettings, llm: LLMRuntime | None) -> Wiring:
@@ -42,7 +47,6 @@ def create_app(settings: WorkerSettings, llm: LLMRuntime | None) -> Wiring:
         for t in TOPICS
     }
     tables = {name: table(app, name) for name in TABLES}
-    tables[enrichment.JOIN_TABLE] = table(app, enrichment.JOIN_TABLE, ConfirmedTable)
     w = Wiring(app, settings, AvroCodec(), topics, tables, llm)
     for module in (candidates, hygiene, assembly, compensation, enrichment, ledger):
         module.register(w)

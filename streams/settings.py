@@ -7,8 +7,9 @@ Secrets never pass through here: provider keys stay in the variables the provide
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 from streams.local_kafka import BOOTSTRAP_ENV
 
@@ -17,8 +18,12 @@ WEB_PORT_ENV = "ARTICLE_RUNTIME_WEB_PORT"
 CALLS_IN_FLIGHT_ENV = "ARTICLE_RUNTIME_CALLS_IN_FLIGHT"
 STORE_ENV = "ARTICLE_RUNTIME_STORE"
 SESSION_TIMEOUT_ENV = "ARTICLE_RUNTIME_SESSION_TIMEOUT_S"
+RETENTION_ENV = "ARTICLE_RUNTIME_STATE_RETENTION_H"
 ECP_STANDIN_QID_ENV = "ECP_STANDIN_QID"
 ECP_STANDIN_NAME_ENV = "ECP_STANDIN_NAME"
+
+
+N = TypeVar("N", int, float)
 
 
 class SettingsError(ValueError):
@@ -42,8 +47,15 @@ class WorkerSettings:
     # How long a silent worker keeps its partitions before the group moves them: the pause a
     # crashed worker's articles see. Kafka's broker refuses less than 6 s by default.
     session_timeout_s: int = 30
+    # Per-article state (ladder, join, lineage) untouched this long is dropped. An assembled
+    # article waits this long for its ECP verdict; lineage views forget it after this.
+    retention_h: float = 72.0
     store: str = "memory://"  # Faust table store; "rocksdb://" where python-rocksdict exists
     ecp_standin: StandInEntity | None = None
+
+    @property
+    def retention_s(self) -> float:
+        return self.retention_h * 3600.0
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> WorkerSettings:
@@ -61,19 +73,20 @@ class WorkerSettings:
             web_port=_positive(env, WEB_PORT_ENV, cls.web_port),
             calls_in_flight=_positive(env, CALLS_IN_FLIGHT_ENV, cls.calls_in_flight),
             session_timeout_s=_positive(env, SESSION_TIMEOUT_ENV, cls.session_timeout_s),
+            retention_h=_positive(env, RETENTION_ENV, cls.retention_h, float),
             store=env.get(STORE_ENV, cls.store),
             ecp_standin=StandInEntity(qid, name) if qid else None,
         )
 
 
-def _positive(env: Mapping[str, str], name: str, default: int) -> int:
+def _positive(env: Mapping[str, str], name: str, default: N, kind: Callable[[str], N] = int) -> N:
     raw = env.get(name)
     if raw is None or raw.strip() == "":
         return default
     try:
-        value = int(raw)
+        value = kind(raw)
     except ValueError:
-        raise SettingsError(f"{name} must be a whole number, not {raw!r}") from None
-    if value < 1:
-        raise SettingsError(f"{name} must be at least 1, not {value}")
+        raise SettingsError(f"{name} must be a positive number, not {raw!r}") from None
+    if value <= 0:
+        raise SettingsError(f"{name} must be positive, not {value}")
     return value

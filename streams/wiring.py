@@ -16,13 +16,14 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 import faust
-from faust.types import EventT, TableT
+from faust.types import EventT
 
 from article_runtime.hygiene import HYGIENE
 from article_runtime.llm.policy import LLMRuntime
 from streams.codec import AvroCodec, CodecError
 from streams.compensation import Stage, compensation_event, undecodable
 from streams.settings import WorkerSettings
+from streams.tables import StateTable
 from streams.topics import ARTICLE_COMPENSATION, BY_NAME, Topic, message_key
 
 _log = logging.getLogger(__name__)
@@ -52,7 +53,7 @@ class Wiring:
     settings: WorkerSettings
     codec: AvroCodec
     topics: Mapping[str, faust.TopicT]
-    tables: Mapping[str, TableT[str, Any]]
+    tables: Mapping[str, StateTable]
     llm: LLMRuntime | None
     _pending: set[asyncio.Future[Any]] = field(default_factory=set)
 

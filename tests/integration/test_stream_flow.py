@@ -15,6 +15,8 @@ import pytest
 
 from streams.follow import ArticleOutcome
 from streams.publish import ingested_record
+from streams.settings import RETENTION_ENV
+from streams.topics import partition_of
 from tests.integration.stream_support import ENTITY, Flow, distinct, encoded, flow
 from tests.llm_support import FALLBACK, PRIMARY
 from tests.support.openai_server import (
@@ -255,3 +257,32 @@ def test_two_workers_split_the_partitions_and_the_flow_stays_complete(
             assert lineage is not None, case.article_id
             final = "enriched" if expected(case).enrichment_ok else "compensation_terminal"
             assert final in {e["stage"] for e in lineage["events"]}, case.article_id
+
+
+def test_per_article_state_expires_after_the_retention_period(
+    kafka_flow: Flow, server: ScriptedOpenAIServer
+) -> None:
+    old = make_articles(4, seed=4)
+    later = make_articles(40, seed=5)
+    # A later article on the same partition as the first old one: sweeps go partition by partition.
+    newer = next(c for c in later if partition_of(c.article_id) == partition_of(old[0].article_id))
+    scripted(server, [*old, newer])
+    worker = kafka_flow.worker()
+    worker.env[RETENTION_ENV] = str(2 / 3600)  # two seconds
+    with worker:
+        worker.start()
+        kafka_flow.publish_cases(old)
+        kafka_flow.follow([c.article_id for c in old], timeout_s=60)
+        first = old[0].article_id
+        assert worker.get(f"/articles/{first}/") is not None
+        for name in ("hygiene_ladder", "enrichment_join"):
+            assert worker.get(f"/table/{name}/{first}/") is not None, name
+
+        time.sleep(3)
+        kafka_flow.publish_cases([newer])
+        (outcome,) = kafka_flow.follow([newer.article_id], timeout_s=60).values()
+        check_case(newer, outcome)
+        assert worker.get(f"/articles/{first}/") is None  # forgotten: 404
+        for name in ("hygiene_ladder", "enrichment_join"):
+            assert worker.get(f"/table/{name}/{first}/") is None, name
+        assert worker.get(f"/articles/{newer.article_id}/") is not None
