@@ -18,7 +18,7 @@ from article_runtime.extract import deterministic_article
 from article_runtime.harness.pipeline import run_hygiene_harness
 from article_runtime.hygiene import HYGIENE, role_path
 from article_runtime.model import AssembledArticle, AttemptRecord, CandidateSet, Usage
-from streams.compensation import Stage, compensation_event
+from streams.compensation import Stage, compensation_event, retry_context
 from streams.records import assembled_record, attempt_records, attempts_from
 from streams.topics import ARTICLE_ASSEMBLED, ARTICLE_COMPENSATION, HYGIENE_PROPOSAL
 from streams.wiring import Emit, Event, Wiring, origin
@@ -97,14 +97,7 @@ def assembly_step(
         attempts_so_far=proposal["attempt"],
         attempts=attempt_records(attempts),
         origin=at,
-        retry=None
-        if following is None
-        else {
-            "url": proposal["url"],
-            "candidate_set_json": proposal["candidate_set_json"],
-            "candidate_set_hash": proposal["candidate_set_hash"],
-            "html_hash": proposal["html_hash"],
-        },
+        retry=None if following is None else retry_context(proposal),
     )
     ended = None if following else f"terminal:{reason}"
     state_after = advanced(state, rung, attempt_records(new), next_=following, settled=ended)

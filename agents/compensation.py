@@ -37,10 +37,7 @@ def compensation_step(event: dict[str, Any]) -> list[Emit]:
         "article_id": article_id,
         "role": event["next_attempt"],
         "attempt": event["attempts_so_far"] + 1,
-        "url": retry["url"],
-        "candidate_set_json": retry["candidate_set_json"],
-        "candidate_set_hash": retry["candidate_set_hash"],
-        "html_hash": retry["html_hash"],
+        **retry,
         "requested_at": now(),
     }
     return [Emit(HYGIENE_REQUEST, article_id, request)]

@@ -21,13 +21,13 @@ from article_runtime.llm.prompts import load_prompt
 from article_runtime.llm.render import hygiene_messages
 from article_runtime.model import AssembledArticle, AttemptRecord, CandidateSet
 from article_runtime.model.attempts import Role
+from streams.compensation import retry_context
 from streams.records import attempt_records, now, usage_record
 from streams.topics import HYGIENE_PROPOSAL, HYGIENE_REQUEST
 from streams.window import InFlight
 from streams.wiring import Emit, Event, Wiring
 
-_CARRIED = ("article_id", "role", "attempt", "url")
-_CONTEXT = ("candidate_set_json", "candidate_set_hash", "html_hash")
+_RUNG = ("article_id", "role", "attempt")
 
 
 def proposal(
@@ -39,7 +39,8 @@ def proposal(
     attempts: Sequence[AttemptRecord] = (),
 ) -> Emit:
     record = {
-        **{k: request[k] for k in _CARRIED + _CONTEXT},
+        **{k: request[k] for k in _RUNG},
+        **retry_context(request),
         "raw_answer": raw_answer,
         "failure": failure,
         "prompt": prompt,

@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 from streams.codec import CodecError
 
+RETRY_FIELDS = ("url", "candidate_set_json", "candidate_set_hash", "html_hash")
+
 Stage = Literal[
     "ingest", "candidates", "hygiene", "assembly", "enrichment", "compensation", "decode"
 ]
@@ -80,3 +82,8 @@ def undecodable(
         origin=(topic, partition, offset),
         occurred_at=occurred_at,
     )
+
+
+def retry_context(record: dict[str, Any]) -> dict[str, Any]:
+    """The ``RetryContext`` of a hygiene request or proposal: what the next rung judges."""
+    return {name: record[name] for name in RETRY_FIELDS}

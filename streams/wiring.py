@@ -1,9 +1,10 @@
 """What every agent shares: the Faust app, its topics and tables, the codec, the LLM runtime.
 
 Agents are thin: decode, call a pure stage function, ``publish`` its ``Emit``s. ``publish``
-awaits the broker's acknowledgement of every message before returning, and agents only move
-to their next message afterwards; Faust acks a message when the agent asks for the next one,
-so no offset is committed before its outcome is durably produced (at-least-once).
+awaits the broker's acknowledgement of every message before returning, and an input is acked
+only after that: by Faust when a one-at-a-time agent asks for its next message, or in offset
+order by ``streams.window.InFlight`` in the agents that call models. So no offset is committed
+before its outcome is durably produced (at-least-once).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import asyncio
 import logging
 import os
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, NoReturn
 
 import faust
@@ -55,7 +56,6 @@ class Wiring:
     topics: Mapping[str, faust.TopicT]
     tables: Mapping[str, StateTable]
     llm: LLMRuntime | None
-    _pending: set[asyncio.Future[Any]] = field(default_factory=set)
 
     @property
     def has_hygiene_models(self) -> bool:
