@@ -1,11 +1,15 @@
 """Candidates: raw HTML from ingestion to the first hygiene request of the ladder.
 
-CPU only (no model call), so one message at a time. Unusable HTML ends here as a terminal
-compensation event with the decoder's categorical reason (empty, too large, not HTML...).
+CPU only (no model call), so one message at a time, in a worker thread: a 5 MiB page takes
+seconds to parse, and the event loop must keep serving heartbeats, web views and the model
+calls in flight meanwhile. Unusable HTML ends here as a terminal compensation event with the
+decoder's categorical reason (empty, too large, not HTML...).
 """
 
 from __future__ import annotations
 
+import asyncio
+import functools
 from typing import Any
 
 import faust
@@ -57,7 +61,8 @@ def register(w: Wiring) -> None:
     has_models = w.has_hygiene_models
 
     async def handle(event: Event, record: dict[str, Any]) -> list[Emit]:
-        return [candidates_step(record, has_models=has_models, at=origin(event))]
+        step = functools.partial(candidates_step, has_models=has_models, at=origin(event))
+        return [await asyncio.to_thread(step, record)]
 
     @w.app.agent(w.topic(ARTICLE_INGESTED), name="candidates")
     async def candidates(stream: faust.StreamT[bytes]) -> None:

@@ -8,7 +8,8 @@ follows the source partition, so one key per partition keeps counts right across
 
 from __future__ import annotations
 
-from datetime import datetime
+import logging
+from datetime import UTC, datetime
 from typing import Any
 
 import faust
@@ -28,6 +29,7 @@ from streams.wiring import Wiring
 
 STATUS_TABLE = "article_status"
 COUNTERS_TABLE = "outcome_counters"
+_log = logging.getLogger(__name__)
 MAX_EVENTS = 40  # lineage entries kept per article; the topics hold the rest
 _ATTEMPT_FIELDS = ("call", "role", "model", "attempt", "outcome", "reason", "latency_ms")
 
@@ -114,6 +116,17 @@ def updated(
     return after
 
 
+def describe(w: Wiring, topic: str, value: bytes) -> tuple[dict[str, Any], list[str]]:
+    """``observe`` on a raw message; whatever it holds, the ledger records something."""
+    try:
+        return observe(topic, w.codec.decode(value, BY_NAME[topic].schema))
+    except CodecError as error:
+        return {"stage": "undecodable", "reason": error.reason}, ["undecodable"]
+    except Exception as exc:  # a record the views do not understand must not stop the ledger
+        _log.exception("ledger could not describe a %s message", topic)
+        return {"stage": "unreadable", "reason": type(exc).__name__}, ["ledger_error"]
+
+
 def register(w: Wiring) -> None:
     status, counters = w.tables[STATUS_TABLE], w.tables[COUNTERS_TABLE]
 
@@ -122,15 +135,9 @@ def register(w: Wiring) -> None:
         async for event in stream.events():
             message = event.message
             status.expire(message.partition, w.settings.retention_s)
-            try:
-                record = w.codec.decode(message.value, BY_NAME[message.topic].schema)
-            except CodecError as error:
-                entry, names = {"stage": "undecodable", "reason": error.reason}, ["undecodable"]
-                record = {}
-            else:
-                entry, names = observe(message.topic, record)
+            entry, names = describe(w, message.topic, message.value or b"")
             key = (message.key or b"").decode("utf-8", errors="replace")
-            at = datetime.fromtimestamp(message.timestamp).astimezone().isoformat()
+            at = datetime.fromtimestamp(message.timestamp, UTC).isoformat()
             status[key] = updated(status.get(key), message.topic, entry, at)
             for name in names:
                 counter = f"{message.partition}/{name}"
