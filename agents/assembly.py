@@ -117,6 +117,7 @@ def register(w: Wiring) -> None:
         await w.publish(emits)  # outputs first: see the module docstring
         if state is not None:
             ladder[article_id] = state
+            await ladder.confirmed(article_id)  # Faust would commit without waiting for it
         return []
 
     @w.app.agent(w.topic(HYGIENE_PROPOSAL), name="assembly")

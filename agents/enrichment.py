@@ -83,10 +83,16 @@ class EnrichmentJoin:
 
     async def on_message(self, topic: str, record: dict[str, Any]) -> list[Emit]:
         """One assembled article or verdict, exclusive for its article."""
-        async with self.locks.hold(record["article_id"]):
+        article_id = record["article_id"]
+        async with self.locks.hold(article_id):
             if topic == ARTICLE_ASSEMBLED.name:
-                return await self.on_assembled(record)
-            return await self.on_verdict(record)
+                emits = await self.on_assembled(record)
+            else:
+                emits = await self.on_verdict(record)
+            # Faust does not flush table changes before it commits offsets: without this, a
+            # crash could keep the commit and lose the stored article or verdict.
+            await self.confirm(article_id)
+            return emits
 
     async def on_assembled(self, record: dict[str, Any]) -> list[Emit]:
         article = assembled_article(record)

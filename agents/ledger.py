@@ -8,6 +8,7 @@ follows the source partition, so one key per partition keeps counts right across
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from datetime import UTC, datetime
 from typing import Any
@@ -139,6 +140,9 @@ def register(w: Wiring) -> None:
             key = (message.key or b"").decode("utf-8", errors="replace")
             at = datetime.fromtimestamp(message.timestamp, UTC).isoformat()
             status[key] = updated(status.get(key), message.topic, entry, at)
-            for name in names:
-                counter = f"{message.partition}/{name}"
+            bumped = [f"{message.partition}/{name}" for name in names]
+            for counter in bumped:
                 counters[counter] = counters.get(counter, 0) + 1
+            # Faust commits offsets without waiting for table changes; a crash must not keep
+            # the commit and lose the count.
+            await asyncio.gather(status.confirmed(key), *map(counters.confirmed, bumped))

@@ -2,8 +2,9 @@
 
 Two things Faust's ``Table`` does not offer:
 - Waiting for one change to be durable. A change goes to the changelog through the
-  producer's buffer; the enrichment agent must know its stored model result is on the broker
-  before it produces the output that depends on it (``confirmed``).
+  producer's buffer, and Faust commits source offsets without waiting for it: a crash could
+  keep the commit and lose the change. Agents await ``confirmed`` before their input is acked
+  (and the enrichment agent before it produces an output that depends on the change).
 - Forgetting. Per-article state (ladder, join, lineage) would grow without bound in a
   long-running worker; ``expire`` drops keys untouched for the retention period, one source
   partition at a time, from inside the owning agent (a deletion is a changelog tombstone on
