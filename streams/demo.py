@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import sys
 import tempfile
 import time
@@ -25,18 +24,12 @@ from article_runtime.llm.providers import PROVIDERS_ENV
 from article_runtime.text.segments import words
 from streams.admin import ensure_topics
 from streams.follow import ArticleOutcome, follow
-from streams.local_kafka import local_kafka
+from streams.local_kafka import free_ports, local_kafka
 from streams.publish import article_id_of, html_files, ingested_record, publish
 from streams.settings import ECP_STANDIN_NAME_ENV, ECP_STANDIN_QID_ENV
 from streams.worker_process import WorkerProcess
 
 DEMO_ENTITY = ("Q155", "Brazil")  # any entity will do: the stand-in approves everything
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def summary_line(name: str, outcome: ArticleOutcome) -> str:
@@ -73,7 +66,7 @@ def run(samples: Path, *, timeout_s: float) -> int:
         local_kafka() as kafka,
     ):
         ensure_topics(kafka)
-        port = free_port()
+        (port,) = free_ports(1)
         env = {ECP_STANDIN_QID_ENV: DEMO_ENTITY[0], ECP_STANDIN_NAME_ENV: DEMO_ENTITY[1]}
         log = Path(work) / "worker.log"
         print(f"broker {kafka}; worker web views on http://127.0.0.1:{port}/counters/")

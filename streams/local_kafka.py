@@ -30,7 +30,7 @@ from confluent_kafka.admin import AdminClient
 from streams.kafka_jars import DEFAULT_KAFKA_VERSION, fetch_kafka
 from streams.topics import PARTITIONS
 
-__all__ = ["BrokerStartError", "fetch_kafka", "local_kafka", "main"]
+__all__ = ["BrokerStartError", "fetch_kafka", "free_ports", "local_kafka", "main"]
 
 BOOTSTRAP_ENV = "KAFKA_BOOTSTRAP_SERVERS"
 _WORK_PREFIX = "article-runtime-kafka-"
@@ -82,7 +82,7 @@ def _started_broker(partitions: int, version: str, start_timeout_s: float) -> It
     (work / "owner.pid").write_text(str(os.getpid()), encoding="utf-8")
     process: subprocess.Popen[bytes] | None = None
     try:
-        broker_port, controller_port = _free_ports(2)
+        broker_port, controller_port = free_ports(2)
         properties = _write_config(work, broker_port, controller_port, partitions)
         _format_storage(libs, work, properties)
         process = _start(libs, work, properties)
@@ -106,8 +106,8 @@ def _remove_orphans() -> None:
             continue  # not ours to judge: unreadable, or a live process of another user
 
 
-def _free_ports(count: int) -> list[int]:
-    """Ports the kernel just handed out; held together so the two differ."""
+def free_ports(count: int) -> list[int]:
+    """Ports the kernel just handed out, held together so they differ from each other."""
     sockets = [socket.socket(socket.AF_INET, socket.SOCK_STREAM) for _ in range(count)]
     try:
         for sock in sockets:

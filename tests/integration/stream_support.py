@@ -17,9 +17,8 @@ from confluent_kafka import Producer
 
 from streams.admin import ensure_topics
 from streams.codec import AvroCodec
-from streams.demo import free_port
 from streams.follow import ArticleOutcome, follow
-from streams.local_kafka import local_kafka
+from streams.local_kafka import free_ports, local_kafka
 from streams.publish import ingested_record, publish
 from streams.settings import ECP_STANDIN_NAME_ENV, ECP_STANDIN_QID_ENV, SESSION_TIMEOUT_ENV
 from streams.topics import ARTICLE_INGESTED, MAX_MESSAGE_BYTES, PRODUCER_CONFIG, message_key
@@ -54,7 +53,7 @@ class Flow:
             }
         return WorkerProcess(
             self.bootstrap,
-            web_port=free_port(),
+            web_port=free_ports(1)[0],
             log_path=self.work / f"{name}.log",
             app_id=app_id,
             env=env,
