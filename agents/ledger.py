@@ -1,6 +1,8 @@
 """Ledger: what operators read. Per-article status and outcome counters, from the topics.
 
-It consumes every topic of the flow and is the only writer of both tables (concurrency 1).
+It consumes every topic of the flow and is the only writer of both tables (one actor; Faust
+commits offsets without waiting for table changes, so each message is acked only once the
+broker has confirmed its changes).
 Status is event-sourced from what is durably on the topics, so it shows what downstream sees.
 Counters are keyed by source partition (``"<partition>/<name>"``): a Faust table's changelog
 follows the source partition, so one key per partition keeps counts right across rebalances.
@@ -10,8 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Coroutine
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 import faust
 
@@ -26,12 +29,14 @@ from streams.topics import (
     HYGIENE_REQUEST,
     TOPICS,
 )
+from streams.window import InFlight
 from streams.wiring import Wiring
 
 STATUS_TABLE = "article_status"
 COUNTERS_TABLE = "outcome_counters"
 _log = logging.getLogger(__name__)
 MAX_EVENTS = 40  # lineage entries kept per article; the topics hold the rest
+CONFIRMS_IN_FLIGHT = 64  # messages whose table changes await the broker at once
 _ATTEMPT_FIELDS = ("call", "role", "model", "attempt", "outcome", "reason", "latency_ms")
 
 
@@ -133,7 +138,11 @@ def register(w: Wiring) -> None:
 
     @w.app.agent(w.topic(*TOPICS), name="ledger")
     async def ledger(stream: faust.StreamT[bytes]) -> None:
-        async for event in stream.events():
+        manual = cast(faust.Stream[bytes], stream).noack()  # StreamT does not declare it
+        # Changes are made here, in order; only the waits for the broker to confirm them run
+        # side by side, and each message is acked once its own changes are confirmed.
+        window = InFlight(CONFIRMS_IN_FLIGHT, manual.ack)
+        async for event in manual.events():
             message = event.message
             status.expire(message.partition, w.settings.retention_s)
             entry, names = describe(w, message.topic, message.value or b"")
@@ -143,6 +152,9 @@ def register(w: Wiring) -> None:
             bumped = [f"{message.partition}/{name}" for name in names]
             for counter in bumped:
                 counters[counter] = counters.get(counter, 0) + 1
-            # Faust commits offsets without waiting for table changes; a crash must not keep
-            # the commit and lose the count.
-            await asyncio.gather(status.confirmed(key), *map(counters.confirmed, bumped))
+            confirmations = [status.confirmed(key), *map(counters.confirmed, bumped)]
+            await window.submit(event, _all(confirmations))
+
+
+async def _all(waits: list[Coroutine[Any, Any, None]]) -> None:
+    await asyncio.gather(*waits)

@@ -17,6 +17,7 @@ import time
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from tqdm import tqdm
 
@@ -30,6 +31,19 @@ from streams.settings import ECP_STANDIN_NAME_ENV, ECP_STANDIN_QID_ENV
 from streams.worker_process import WorkerProcess
 
 DEMO_ENTITY = ("Q155", "Brazil")  # any entity will do: the stand-in approves everything
+
+
+def settled_counters(worker: WorkerProcess, articles: int, wait_s: float = 10.0) -> dict[str, Any]:
+    """The worker's counters once its ledger has caught up (it trails the outputs a little)."""
+    deadline = time.monotonic() + wait_s
+    last: dict[str, Any] = {}
+    while time.monotonic() < deadline:
+        seen = worker.get("/counters/") or {}
+        if seen == last and seen.get("counters", {}).get("ingested") == articles:
+            break
+        last = seen
+        time.sleep(0.5)
+    return last
 
 
 def summary_line(name: str, outcome: ArticleOutcome) -> str:
@@ -82,7 +96,7 @@ def run(samples: Path, *, timeout_s: float) -> int:
                     kafka, ids, timeout_s=timeout_s, on_settled=lambda _o: bar.update()
                 )
             elapsed = time.monotonic() - started
-            counters = worker.get("/counters/") or {}
+            counters = settled_counters(worker, len(ids))
         print()
         for article_id, outcome in outcomes.items():
             print(summary_line(article_id.rsplit("@", 1)[0], outcome))

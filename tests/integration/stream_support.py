@@ -6,7 +6,8 @@ start, so sharing one broker between tests would replay earlier tests' articles.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -101,3 +102,17 @@ def distinct(records: Sequence[dict[str, Any]], *path: str) -> set[str]:
             value = value[key]
         values.add(value)
     return values
+
+
+def eventually(check: Callable[[], None], *, timeout_s: float = 20.0) -> None:
+    """Run ``check`` until it stops failing: the web views trail the outputs by a moment
+    (the ledger confirms each change with the broker before it acks)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            check()
+            return
+        except AssertionError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.3)

@@ -17,7 +17,7 @@ from streams.follow import ArticleOutcome
 from streams.publish import ingested_record
 from streams.settings import RETENTION_ENV
 from streams.topics import partition_of
-from tests.integration.stream_support import ENTITY, Flow, distinct, encoded, flow
+from tests.integration.stream_support import ENTITY, Flow, distinct, encoded, eventually, flow
 from tests.llm_support import FALLBACK, PRIMARY
 from tests.support.openai_server import (
     Action,
@@ -146,32 +146,34 @@ def test_every_path_and_every_poison_message_ends_in_one_outcome(
             assert outcomes[article_id].assembled == []
             assert terminal[0]["origin"]["topic"] == "article.ingested"
 
-        counters = worker.get("/counters/")
-        assert counters is not None
-        totals = counters["counters"]
-        assert isinstance(totals, dict)
-        paths = [expected(c).hygiene_path for c in cases]
-        for path in ("primary", "fallback", "deterministic"):
-            assert totals.get(f"assembled/{path}", 0) == paths.count(path)
-        assert totals["ingested"] == len(cases) + 2  # two poison values still decode
-        assert totals["undecodable"] == 2  # the ledger saw the two it could not read
+        def views_agree() -> None:
+            counters = worker.get("/counters/")
+            assert counters is not None
+            totals = counters["counters"]
+            paths = [expected(c).hygiene_path for c in cases]
+            for path in ("primary", "fallback", "deterministic"):
+                assert totals.get(f"assembled/{path}", 0) == paths.count(path)
+            assert totals.get("ingested") == len(cases) + 2  # two poison values still decode
+            assert totals.get("undecodable") == 2  # the ledger saw the two it could not read
 
-        reasons = worker.get("/compensations/")
-        assert reasons is not None
-        listed = {(r["stage"], r["kind"], r["reason"]) for r in reasons["reasons"]}
-        assert ("decode", "terminal", "not_single_object_encoded") in listed
-        assert ("candidates", "terminal", "html_too_large") in listed
-        assert ("assembly", "fallback", "unknown_block_id") in listed
+            reasons = worker.get("/compensations/")
+            assert reasons is not None
+            listed = {(r["stage"], r["kind"], r["reason"]) for r in reasons["reasons"]}
+            assert ("decode", "terminal", "not_single_object_encoded") in listed
+            assert ("candidates", "terminal", "html_too_large") in listed
+            assert ("assembly", "fallback", "unknown_block_id") in listed
 
-        fallback_case = next(c for c in cases if c.scenario == "fallback")
-        lineage = worker.get(f"/articles/{fallback_case.article_id}/")
-        assert lineage is not None and lineage["path"] == "fallback"
-        events: Any = lineage["events"]
-        proposed = [e for e in events if e["stage"] == "proposed"]
-        assert [p["role"] for p in proposed] == ["runtime_primary", "runtime_fallback"]
-        assert {p["prompt"]["name"] for p in proposed} == {"article_content_hygiene"}
-        models = [a["model"] for p in proposed for a in p["attempts"]]
-        assert models == [PRIMARY, FALLBACK]
+            fallback_case = next(c for c in cases if c.scenario == "fallback")
+            lineage = worker.get(f"/articles/{fallback_case.article_id}/")
+            assert lineage is not None and lineage["path"] == "fallback"
+            events: Any = lineage["events"]
+            proposed = [e for e in events if e["stage"] == "proposed"]
+            assert [p["role"] for p in proposed] == ["runtime_primary", "runtime_fallback"]
+            assert {p["prompt"]["name"] for p in proposed} == {"article_content_hygiene"}
+            models = [a["model"] for p in proposed for a in p["attempts"]]
+            assert models == [PRIMARY, FALLBACK]
+
+        eventually(views_agree)
         assert worker.get("/articles/never-seen/") is None  # 404
     assert not server.responder_errors
 
@@ -244,19 +246,22 @@ def test_two_workers_split_the_partitions_and_the_flow_stays_complete(
         for case in cases:
             check_case(case, outcomes[case.article_id])
 
-        ingested = 0
-        for w in (a, b):
-            counters = w.get("/counters/")
-            assert counters is not None
-            totals: Any = counters["counters"]
-            assert totals.get("ingested", 0) > 0  # both did part of the work
-            ingested += totals.get("ingested", 0)
-        assert ingested == len(cases)
-        for case in cases:  # either worker answers for any article: Faust routes the lookup
-            lineage: Any = a.get(f"/articles/{case.article_id}/")
-            assert lineage is not None, case.article_id
-            final = "enriched" if expected(case).enrichment_ok else "compensation_terminal"
-            assert final in {e["stage"] for e in lineage["events"]}, case.article_id
+        def views_agree() -> None:
+            ingested = 0
+            for w in (a, b):
+                counters = w.get("/counters/")
+                assert counters is not None
+                totals: Any = counters["counters"]
+                assert totals.get("ingested", 0) > 0  # both did part of the work
+                ingested += totals.get("ingested", 0)
+            assert ingested == len(cases)
+            for case in cases:  # either worker answers for any article (proxied to its owner)
+                lineage: Any = a.get(f"/articles/{case.article_id}/")
+                assert lineage is not None, case.article_id
+                final = "enriched" if expected(case).enrichment_ok else "compensation_terminal"
+                assert final in {e["stage"] for e in lineage["events"]}, case.article_id
+
+        eventually(views_agree)
 
 
 def test_per_article_state_expires_after_the_retention_period(
@@ -274,15 +279,23 @@ def test_per_article_state_expires_after_the_retention_period(
         kafka_flow.publish_cases(old)
         kafka_flow.follow([c.article_id for c in old], timeout_s=60)
         first = old[0].article_id
-        assert worker.get(f"/articles/{first}/") is not None
-        for name in ("hygiene_ladder", "enrichment_join"):
-            assert worker.get(f"/table/{name}/{first}/") is not None, name
+
+        def kept() -> None:
+            assert worker.get(f"/articles/{first}/") is not None
+            for name in ("hygiene_ladder", "enrichment_join"):
+                assert worker.get(f"/table/{name}/{first}/") is not None, name
+
+        eventually(kept)
 
         time.sleep(3)
         kafka_flow.publish_cases([newer])
         (outcome,) = kafka_flow.follow([newer.article_id], timeout_s=60).values()
         check_case(newer, outcome)
-        assert worker.get(f"/articles/{first}/") is None  # forgotten: 404
-        for name in ("hygiene_ladder", "enrichment_join"):
-            assert worker.get(f"/table/{name}/{first}/") is None, name
-        assert worker.get(f"/articles/{newer.article_id}/") is not None
+
+        def forgotten() -> None:
+            assert worker.get(f"/articles/{first}/") is None  # 404
+            for name in ("hygiene_ladder", "enrichment_join"):
+                assert worker.get(f"/table/{name}/{first}/") is None, name
+            assert worker.get(f"/articles/{newer.article_id}/") is not None
+
+        eventually(forgotten)
