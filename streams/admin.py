@@ -12,13 +12,22 @@ from streams.topics import MAX_MESSAGE_BYTES, TOPICS, Topic
 
 
 def ensure_topics(
-    bootstrap: str, topics: Iterable[Topic] = TOPICS, *, timeout_s: float = 30.0
+    bootstrap: str,
+    topics: Iterable[Topic] = TOPICS,
+    *,
+    replication_factor: int = 1,
+    timeout_s: float = 30.0,
 ) -> None:
     """Create missing topics; existing ones are left as they are (partition counts included)."""
     admin = AdminClient({"bootstrap.servers": bootstrap})
     config = {"max.message.bytes": str(MAX_MESSAGE_BYTES)}
     wanted = [
-        NewTopic(t.name, num_partitions=t.partitions, replication_factor=1, config=config)
+        NewTopic(
+            t.name,
+            num_partitions=t.partitions,
+            replication_factor=replication_factor,
+            config=config,
+        )
         for t in topics
     ]
     futures = admin.create_topics(wanted, operation_timeout=timeout_s, request_timeout=timeout_s)

@@ -32,6 +32,7 @@ def create_app(settings: WorkerSettings, llm: LLMRuntime | None) -> Wiring:
         store=settings.store,
         web_port=settings.web_port,
         topic_partitions=PARTITIONS,
+        topic_replication_factor=settings.replication_factor,
         consumer_auto_offset_reset="earliest",
         producer_max_request_size=MAX_MESSAGE_BYTES,
         consumer_max_fetch_size=MAX_MESSAGE_BYTES,

@@ -19,6 +19,7 @@ CALLS_IN_FLIGHT_ENV = "ARTICLE_RUNTIME_CALLS_IN_FLIGHT"
 STORE_ENV = "ARTICLE_RUNTIME_STORE"
 SESSION_TIMEOUT_ENV = "ARTICLE_RUNTIME_SESSION_TIMEOUT_S"
 RETENTION_ENV = "ARTICLE_RUNTIME_STATE_RETENTION_H"
+REPLICATION_ENV = "ARTICLE_RUNTIME_REPLICATION_FACTOR"
 ECP_STANDIN_QID_ENV = "ECP_STANDIN_QID"
 ECP_STANDIN_NAME_ENV = "ECP_STANDIN_NAME"
 
@@ -50,6 +51,8 @@ class WorkerSettings:
     # Per-article state (ladder, join, lineage) untouched this long is dropped. An assembled
     # article waits this long for its ECP verdict; lineage views forget it after this.
     retention_h: float = 72.0
+    # Replicas of the topics and table changelogs the worker creates (1 suits one broker).
+    replication_factor: int = 1
     store: str = "memory://"  # Faust table store; "rocksdb://" where python-rocksdict exists
     ecp_standin: StandInEntity | None = None
 
@@ -74,6 +77,7 @@ class WorkerSettings:
             calls_in_flight=_positive(env, CALLS_IN_FLIGHT_ENV, cls.calls_in_flight),
             session_timeout_s=_positive(env, SESSION_TIMEOUT_ENV, cls.session_timeout_s),
             retention_h=_positive(env, RETENTION_ENV, cls.retention_h, float),
+            replication_factor=_positive(env, REPLICATION_ENV, cls.replication_factor),
             store=env.get(STORE_ENV, cls.store),
             ecp_standin=StandInEntity(qid, name) if qid else None,
         )

@@ -31,7 +31,7 @@ def main() -> None:
     else:
         tracer = tracer_from_env(providers.secrets())
         llm = LLMRuntime(providers, record=tracer.record)
-    ensure_topics(settings.bootstrap)
+    ensure_topics(settings.bootstrap, replication_factor=settings.replication_factor)
     w = create_app(settings, llm)
 
     @w.app.on_before_shutdown.connect
