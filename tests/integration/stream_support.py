@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from confluent_kafka import Producer
+from confluent_kafka import Consumer, Producer
+from confluent_kafka.admin import AdminClient
 
 from streams.admin import ensure_topics
 from streams.codec import AvroCodec
@@ -77,6 +78,32 @@ class Flow:
             )
         assert producer.flush(30) == 0
         assert errors == []
+
+    def every_message(self, quiet_s: float = 2.0) -> list[bytes]:
+        """Key and value bytes of every message on every topic of the cluster (table
+        changelogs included), read until nothing new arrives for ``quiet_s``."""
+        admin = AdminClient({"bootstrap.servers": self.bootstrap})
+        names = [n for n in admin.list_topics(timeout=10).topics if not n.startswith("__")]
+        consumer = Consumer(
+            {
+                "bootstrap.servers": self.bootstrap,
+                "group.id": f"everything-{time.monotonic_ns()}",
+                "auto.offset.reset": "earliest",
+            }
+        )
+        consumer.subscribe(names)
+        seen: list[bytes] = []
+        last = time.monotonic()
+        try:
+            while time.monotonic() - last < quiet_s:
+                message = consumer.poll(0.2)
+                if message is None or message.error() is not None:
+                    continue
+                seen.append((message.key() or b"") + b"\x00" + (message.value() or b""))
+                last = time.monotonic()
+        finally:
+            consumer.close()
+        return seen
 
     def follow(self, ids: Sequence[str], **kwargs: Any) -> dict[str, ArticleOutcome]:
         return follow(self.bootstrap, ids, **kwargs)

@@ -18,7 +18,7 @@ from streams.publish import ingested_record
 from streams.settings import RETENTION_ENV
 from streams.topics import partition_of
 from tests.integration.stream_support import ENTITY, Flow, distinct, encoded, eventually, flow
-from tests.llm_support import FALLBACK, PRIMARY
+from tests.llm_support import FALLBACK, FALLBACK_KEY, PRIMARY, PRIMARY_KEY
 from tests.support.openai_server import (
     Action,
     Delay,
@@ -176,6 +176,19 @@ def test_every_path_and_every_poison_message_ends_in_one_outcome(
         eventually(views_agree)
         assert worker.get("/articles/never-seen/") is None  # 404
     assert not server.responder_errors
+
+    # The keys went to the provider (each in its Authorization header) and nowhere else:
+    # not into any topic or table changelog, not into the worker's log.
+    assert {c.authorization for c in server.calls} == {
+        f"Bearer {PRIMARY_KEY}",
+        f"Bearer {FALLBACK_KEY}",
+    }
+    stored = kafka_flow.every_message()
+    assert any(cases[0].marker.encode() in m for m in stored)  # the scan does see content
+    log = worker.log_path.read_bytes()
+    for key in (PRIMARY_KEY, FALLBACK_KEY):
+        assert not [m for m in stored if key.encode() in m]
+        assert key.encode() not in log
 
 
 def test_sigkill_mid_stream_then_restart_loses_nothing_and_changes_no_hash(
