@@ -31,6 +31,7 @@ def create_app(settings: WorkerSettings, llm: LLMRuntime | None) -> Wiring:
         broker=[f"kafka://{host.strip()}" for host in settings.bootstrap.split(",")],
         store=settings.store,
         web_port=settings.web_port,
+        web_host=settings.web_host,
         topic_partitions=PARTITIONS,
         topic_replication_factor=settings.replication_factor,
         consumer_auto_offset_reset="earliest",

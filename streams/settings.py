@@ -7,14 +7,16 @@ Secrets never pass through here: provider keys stay in the variables the provide
 from __future__ import annotations
 
 import os
+import socket
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from streams.local_kafka import BOOTSTRAP_ENV
 
 APP_ID_ENV = "ARTICLE_RUNTIME_APP_ID"
 WEB_PORT_ENV = "ARTICLE_RUNTIME_WEB_PORT"
+WEB_HOST_ENV = "ARTICLE_RUNTIME_WEB_HOST"
 CALLS_IN_FLIGHT_ENV = "ARTICLE_RUNTIME_CALLS_IN_FLIGHT"
 STORE_ENV = "ARTICLE_RUNTIME_STORE"
 SESSION_TIMEOUT_ENV = "ARTICLE_RUNTIME_SESSION_TIMEOUT_S"
@@ -44,6 +46,9 @@ class WorkerSettings:
     bootstrap: str
     app_id: str = "article-runtime"
     web_port: int = 6066
+    # The address other workers use to reach this one's web views (lookups are proxied to
+    # the owner of an article's partition); the chart sets the pod IP.
+    web_host: str = field(default_factory=socket.gethostname)
     calls_in_flight: int = 8  # model calls in flight in each calling agent (hygiene, enrichment)
     # How long a silent worker keeps its partitions before the group moves them: the pause a
     # crashed worker's articles see. Kafka's broker refuses less than 6 s by default.
@@ -74,6 +79,7 @@ class WorkerSettings:
             bootstrap=bootstrap,
             app_id=env.get(APP_ID_ENV, cls.app_id),
             web_port=_positive(env, WEB_PORT_ENV, cls.web_port),
+            web_host=env.get(WEB_HOST_ENV, "").strip() or socket.gethostname(),
             calls_in_flight=_positive(env, CALLS_IN_FLIGHT_ENV, cls.calls_in_flight),
             session_timeout_s=_positive(env, SESSION_TIMEOUT_ENV, cls.session_timeout_s),
             retention_h=_positive(env, RETENTION_ENV, cls.retention_h, float),

@@ -20,7 +20,7 @@ from types import TracebackType
 from typing import Any
 
 from streams.local_kafka import BOOTSTRAP_ENV
-from streams.settings import APP_ID_ENV, WEB_PORT_ENV
+from streams.settings import APP_ID_ENV, WEB_HOST_ENV, WEB_PORT_ENV
 
 
 class WorkerStartError(RuntimeError):
@@ -46,6 +46,7 @@ class WorkerProcess:
             BOOTSTRAP_ENV: bootstrap,
             APP_ID_ENV: app_id,
             WEB_PORT_ENV: str(web_port),
+            WEB_HOST_ENV: "127.0.0.1",  # a local child: its peers reach it on loopback
             "PYTHONUNBUFFERED": "1",
         }
         self.process: subprocess.Popen[bytes] | None = None
