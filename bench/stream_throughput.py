@@ -1,10 +1,12 @@
 """Throughput of the whole stream flow: one worker, an instant scripted provider, real broker.
 
-Run: ``.venv/bin/python -m bench.stream_throughput [--articles N] [--calls-in-flight K]``.
+Run: ``.venv/bin/python -m bench.stream_throughput [--articles N] [--calls-in-flight K]
+[--latency S]``.
 Publishes N synthetic articles (the integration tests' cases: every hygiene path and the
 enrichment failure, in pt and en) at once and times them from the first publish until each
 one's final outcome is on its topic. The provider answers instantly, so this measures our
-runtime and Kafka, not a model. Prints articles/s and the settle-time percentiles.
+runtime and Kafka, not a model; ``--latency`` makes every answer take S seconds, to see what
+calls in flight buy. Prints articles/s and the settle-time percentiles.
 """
 
 from __future__ import annotations
@@ -16,12 +18,13 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from streams.follow import ArticleOutcome
 from streams.settings import CALLS_IN_FLIGHT_ENV
 from tests.integration.stream_support import flow
 from tests.llm_support import FALLBACK, PRIMARY
-from tests.support.openai_server import running_server
+from tests.support.openai_server import Action, Delay, running_server
 from tests.support.stream_cases import make_articles, responder
 
 
@@ -35,13 +38,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.stream_throughput")
     parser.add_argument("--articles", type=int, default=200)
     parser.add_argument("--calls-in-flight", type=int, default=8)
+    parser.add_argument(
+        "--latency", type=float, default=0.0, help="seconds the provider takes per answer"
+    )
     args = parser.parse_args(argv)
     cases = make_articles(args.articles, seed=7)
     for case in cases:
         _ = case.answers  # build the scripted answers before the clock starts
     settled_at: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as work, running_server() as server:
-        server.respond_with(responder(cases, PRIMARY, FALLBACK))
+        answer = responder(cases, PRIMARY, FALLBACK)
+
+        def slowly(model: str, body: dict[str, Any]) -> Action | None:
+            action = answer(model, body)
+            return action if action is None or not args.latency else Delay(args.latency, action)
+
+        server.respond_with(slowly)
         with flow(Path(work), server.base_url) as f:
             worker = f.worker()
             worker.env[CALLS_IN_FLIGHT_ENV] = str(args.calls_in_flight)
@@ -65,6 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"articles                 {done}/{len(cases)} settled")
     print(f"provider calls           {calls} (instant answers)")
     print(f"calls in flight          {args.calls_in_flight} per calling agent")
+    print(f"provider latency         {args.latency:.2f} s per answer")
     print(f"wall time                {total:.2f} s")
     print(f"throughput               {done / total:.1f} articles/s")
     print(f"worker CPU per article   {1000 * worker_cpu_s / len(cases):.0f} ms (start-up included)")
