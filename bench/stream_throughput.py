@@ -75,7 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     times = sorted(settled_at.values())
     calls = len(server.calls)
     print(f"articles                 {done}/{len(cases)} settled")
-    print(f"provider calls           {calls} (instant answers)")
+    print(f"provider calls           {calls}")
     print(f"calls in flight          {args.calls_in_flight} per calling agent")
     print(f"provider latency         {args.latency:.2f} s per answer")
     print(f"wall time                {total:.2f} s")
