@@ -22,11 +22,11 @@ from typing import Any, cast
 import faust
 
 from article_runtime.enrichment.call import enrich_article
-from article_runtime.enrichment.model import EnrichedArticle, EnrichmentFailure
+from article_runtime.enrichment.model import EnrichedArticle, EnrichmentFailure, Entity
 from article_runtime.llm.policy import LLMRuntime
 from article_runtime.model import AssembledArticle
 from streams.compensation import compensation_event
-from streams.records import assembled_article, attempt_records, enriched_record, entity_from, now
+from streams.records import assembled_article, attempt_records, enriched_record, now
 from streams.topics import ARTICLE_ASSEMBLED, ARTICLE_COMPENSATION, ARTICLE_ENRICHED, ECP_VERDICT
 from streams.window import InFlight, KeyedLocks
 from streams.wiring import Emit, Event, Wiring
@@ -62,7 +62,7 @@ def result_emit(stored: dict[str, Any]) -> Emit:
 
 def make_enrich(llm: LLMRuntime | None) -> Enrich:
     async def enrich(article: AssembledArticle, verdict: dict[str, Any]) -> dict[str, Any]:
-        result = await enrich_article(article, entity_from(verdict["entity"]), llm=llm)
+        result = await enrich_article(article, Entity.model_validate(verdict["entity"]), llm=llm)
         kind = "enriched" if isinstance(result, EnrichedArticle) else "failed"
         return {"kind": kind, "result": result.model_dump(mode="json"), "at": now().timestamp()}
 

@@ -16,7 +16,7 @@ import faust
 
 from agents.ladder import Rung
 from article_runtime.hygiene import HYGIENE, harness_judge
-from article_runtime.llm.policy import LLMRuntime, Verdict
+from article_runtime.llm.policy import LLMRuntime, Verdict, serves
 from article_runtime.llm.prompts import load_prompt
 from article_runtime.llm.render import hygiene_messages
 from article_runtime.model import AssembledArticle, AttemptRecord, CandidateSet
@@ -56,7 +56,7 @@ async def hygiene_step(request: dict[str, Any], llm: LLMRuntime | None) -> Emit:
     rung: Rung = request["role"]
     if rung == "deterministic":
         return proposal(request)
-    if llm is None or llm.providers.for_call(HYGIENE) is None:
+    if not serves(llm, HYGIENE):
         return proposal(request, failure="no_provider")
     candidates = CandidateSet.model_validate_json(request["candidate_set_json"])
     spec = load_prompt(HYGIENE)

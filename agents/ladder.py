@@ -34,9 +34,7 @@ def new_state(rung: Rung) -> dict[str, Any]:
 
 def is_redelivery(state: dict[str, Any] | None, rung: Rung) -> bool:
     """True when a proposal for ``rung`` has nothing left to decide."""
-    if state is None:
-        return False
-    return state["settled"] is not None or state["awaiting"] != rung
+    return state is not None and state["awaiting"] != rung  # settled: awaiting nothing
 
 
 def advanced(

@@ -13,7 +13,7 @@ from typing import Any
 
 from article_runtime.extract import deterministic_article
 from article_runtime.harness.pipeline import HarnessResult, run_hygiene_harness
-from article_runtime.llm.policy import LLMRuntime, Verdict
+from article_runtime.llm.policy import LLMRuntime, Verdict, serves
 from article_runtime.llm.prompts import load_prompt
 from article_runtime.llm.records import ValidationSummary
 from article_runtime.llm.render import hygiene_messages
@@ -73,7 +73,7 @@ async def hygiene_article(
     candidates: CandidateSet, raw: bytes, *, source: str, llm: LLMRuntime | None
 ) -> AssembledArticle:
     """Raises NoValidProposal when even the deterministic proposal fails the harness."""
-    if llm is None or llm.providers.for_call(HYGIENE) is None:
+    if not serves(llm, HYGIENE):
         return deterministic_article(candidates, raw, source=source, attempts=[])
     prompt = load_prompt(HYGIENE)
     messages = hygiene_messages(prompt, candidates)

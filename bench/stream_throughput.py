@@ -18,13 +18,12 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from streams.follow import ArticleOutcome
 from streams.settings import CALLS_IN_FLIGHT_ENV
 from tests.integration.stream_support import flow
 from tests.llm_support import FALLBACK, PRIMARY
-from tests.support.openai_server import Action, Delay, running_server
+from tests.support.openai_server import delayed, running_server
 from tests.support.stream_cases import make_articles, responder
 
 
@@ -48,15 +47,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     settled_at: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as work, running_server() as server:
         answer = responder(cases, PRIMARY, FALLBACK)
-
-        def slowly(model: str, body: dict[str, Any]) -> Action | None:
-            action = answer(model, body)
-            return action if action is None or not args.latency else Delay(args.latency, action)
-
-        server.respond_with(slowly)
+        server.respond_with(delayed(answer, args.latency) if args.latency else answer)
         with flow(Path(work), server.base_url) as f:
-            worker = f.worker()
-            worker.env[CALLS_IN_FLIGHT_ENV] = str(args.calls_in_flight)
+            worker = f.worker(settings={CALLS_IN_FLIGHT_ENV: str(args.calls_in_flight)})
             with worker:
                 worker.start()
                 started = time.monotonic()

@@ -15,7 +15,7 @@ from streams.codec import AvroCodec
 from streams.settings import WorkerSettings
 from streams.tables import table
 from streams.topics import MAX_MESSAGE_BYTES, PARTITIONS, TOPICS
-from streams.wiring import Wiring
+from streams.wiring import Wiring, raw_topic
 
 TABLES = (
     assembly.LADDER_TABLE,
@@ -42,12 +42,7 @@ def create_app(settings: WorkerSettings, llm: LLMRuntime | None) -> Wiring:
         broker_heartbeat_interval=min(3.0, settings.session_timeout_s / 3),
         web_in_thread=False,
     )
-    topics = {
-        t.name: app.topic(
-            t.name, partitions=t.partitions, key_serializer="raw", value_serializer="raw"
-        )
-        for t in TOPICS
-    }
+    topics = {t.name: raw_topic(app, t) for t in TOPICS}
     tables = {name: table(app, name) for name in TABLES}
     w = Wiring(app, settings, AvroCodec(), topics, tables, llm)
     for module in (candidates, hygiene, assembly, compensation, enrichment, ledger):

@@ -30,7 +30,14 @@ from confluent_kafka.admin import AdminClient
 from streams.kafka_jars import DEFAULT_KAFKA_VERSION, fetch_kafka
 from streams.topics import PARTITIONS
 
-__all__ = ["BrokerStartError", "fetch_kafka", "free_ports", "local_kafka", "main"]
+__all__ = [
+    "BrokerStartError",
+    "fetch_kafka",
+    "free_ports",
+    "local_kafka",
+    "main",
+    "stop_process_group",
+]
 
 BOOTSTRAP_ENV = "KAFKA_BOOTSTRAP_SERVERS"
 _WORK_PREFIX = "article-runtime-kafka-"
@@ -91,7 +98,7 @@ def _started_broker(partitions: int, version: str, start_timeout_s: float) -> It
         yield address
     finally:
         if process is not None:
-            _stop(process)
+            stop_process_group(process)
         shutil.rmtree(work, ignore_errors=True)
 
 
@@ -257,7 +264,7 @@ def _log_tail(work: Path, lines: int = 40) -> str:
     return "\n".join(parts) or "(no broker log)"
 
 
-def _stop(process: subprocess.Popen[bytes], grace_s: float = 30.0) -> None:
+def stop_process_group(process: subprocess.Popen[bytes], grace_s: float = 30.0) -> None:
     """SIGTERM the process group (clean controlled shutdown), SIGKILL if it lingers."""
     if process.poll() is not None:
         return

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from article_runtime.enrichment.model import EnrichedArticle, Entity
+from article_runtime.enrichment.model import EnrichedArticle
 from article_runtime.hashing import sha256_hex
 from article_runtime.model import AssembledArticle, AttemptRecord, FeedMetadata, Usage
 
@@ -66,7 +66,3 @@ def enriched_record(result: EnrichedArticle, *, at: datetime | None = None) -> d
         "content_hash": enrichment_content_hash(result),
         "enriched_at": at or now(),
     }
-
-
-def entity_from(record: dict[str, Any]) -> Entity:
-    return Entity.model_validate(record)

@@ -20,16 +20,26 @@ import faust
 from faust.types import EventT
 
 from article_runtime.hygiene import HYGIENE
-from article_runtime.llm.policy import LLMRuntime
+from article_runtime.llm.policy import LLMRuntime, serves
 from streams.codec import AvroCodec, CodecError
 from streams.compensation import Stage, compensation_event, undecodable
 from streams.settings import WorkerSettings
 from streams.tables import StateTable
-from streams.topics import ARTICLE_COMPENSATION, BY_NAME, Topic, message_key
+from streams.topics import ARTICLE_COMPENSATION, BY_NAME, PARTITIONS, Topic, message_key
 
 _log = logging.getLogger(__name__)
 Event = EventT[bytes]  # every topic carries raw Avro bytes, decoded by our codec
 EXIT_WITHOUT_COMMIT = 70  # EX_SOFTWARE: the supervisor restarts us; nothing was committed
+
+
+def raw_topic(app: faust.App, *topics: Topic) -> faust.TopicT:
+    """A raw-bytes channel over ``topics``: values are decoded by our codec, not Faust's."""
+    return app.topic(
+        *(t.name for t in topics),
+        partitions=PARTITIONS,
+        key_serializer="raw",
+        value_serializer="raw",
+    )
 
 
 def exit_without_commit(why: str) -> NoReturn:
@@ -60,13 +70,10 @@ class Wiring:
     @property
     def has_hygiene_models(self) -> bool:
         """Whether the ladder has model rungs; without providers it starts deterministic."""
-        return self.llm is not None and self.llm.providers.for_call(HYGIENE) is not None
+        return serves(self.llm, HYGIENE)
 
     def topic(self, *topics: Topic) -> faust.TopicT:
-        """A raw-bytes channel over ``topics``: values are decoded by our codec, not Faust's."""
-        return self.app.topic(
-            *(t.name for t in topics), key_serializer="raw", value_serializer="raw"
-        )
+        return raw_topic(self.app, *topics)
 
     def decode(self, event: Event) -> dict[str, Any] | Emit:
         """The record, or the terminal compensation for a value our codec refuses."""

@@ -19,7 +19,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from streams.local_kafka import BOOTSTRAP_ENV
+from streams.local_kafka import BOOTSTRAP_ENV, stop_process_group
 from streams.settings import APP_ID_ENV, WEB_HOST_ENV, WEB_PORT_ENV
 
 
@@ -93,15 +93,12 @@ class WorkerProcess:
             self.process.wait()
 
     def stop(self, grace_s: float = 30.0) -> int | None:
-        """SIGTERM and wait for Faust's graceful stop (commits what was acked)."""
-        if self.process is None or self.process.poll() is not None:
-            return None if self.process is None else self.process.returncode
-        self.process.terminate()
-        try:
-            return self.process.wait(grace_s)
-        except subprocess.TimeoutExpired:
-            self.kill()
+        """SIGTERM and wait for Faust's graceful stop (commits what was acked); SIGKILL if it
+        lingers. The exit code, or None when the worker was never started."""
+        if self.process is None:
             return None
+        stop_process_group(self.process, grace_s)
+        return self.process.returncode
 
     def tail(self, lines: int = 40) -> str:
         try:

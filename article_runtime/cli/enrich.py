@@ -14,6 +14,7 @@ from article_runtime.cli.runtime import NO_PROVIDERS, llm_runtime
 from article_runtime.enrichment.call import ENRICHMENT, enrich_article
 from article_runtime.enrichment.model import EnrichedArticle, EnrichmentFailure, Entity
 from article_runtime.errors import InputError
+from article_runtime.llm.policy import serves
 from article_runtime.model import AssembledArticle
 
 
@@ -29,7 +30,7 @@ async def _enrich(args: argparse.Namespace) -> EnrichedArticle | EnrichmentFailu
     article = _article(args.article)
     entity = Entity(qid=args.qid, name=args.name, identity=args.identity)
     async with llm_runtime(args.providers) as llm:
-        if llm is None or llm.providers.for_call(ENRICHMENT) is None:
+        if not serves(llm, ENRICHMENT):
             note(f"{NO_PROVIDERS}: enrichment cannot run")
         return await enrich_article(article, entity, llm=llm)
 

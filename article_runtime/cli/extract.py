@@ -15,7 +15,7 @@ from article_runtime.cli.runtime import NO_PROVIDERS, llm_runtime
 from article_runtime.errors import ArticleRuntimeError
 from article_runtime.extract import extract_article
 from article_runtime.hygiene import HYGIENE, hygiene_article
-from article_runtime.llm.policy import LLMRuntime
+from article_runtime.llm.policy import LLMRuntime, serves
 from article_runtime.model import AssembledArticle
 
 
@@ -33,7 +33,7 @@ async def _extract_all(files: list[Path], args: argparse.Namespace, fmt: str) ->
     proposal = Path(args.proposal).read_bytes() if args.proposal else None
     failures = 0
     async with llm_runtime(args.providers) as llm:
-        if proposal is None and (llm is None or llm.providers.for_call(HYGIENE) is None):
+        if proposal is None and not serves(llm, HYGIENE):
             note(f"{NO_PROVIDERS}: hygiene takes the deterministic path")
         for path in tqdm(files, file=sys.stderr, unit="article", disable=len(files) < 2):
             try:

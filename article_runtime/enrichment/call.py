@@ -16,7 +16,7 @@ from article_runtime.enrichment.model import (
     PromptRef,
 )
 from article_runtime.errors import InputError
-from article_runtime.llm.policy import LLMRuntime, Validator, Verdict
+from article_runtime.llm.policy import LLMRuntime, Validator, Verdict, serves
 from article_runtime.llm.prompts import load_prompt
 from article_runtime.llm.records import ValidationSummary
 from article_runtime.llm.render import enrichment_messages
@@ -51,7 +51,7 @@ async def enrich_article(
 ) -> EnrichedArticle | EnrichmentFailure:
     """Sentiment towards ``entity`` and grounded tags; never raises for a bad answer."""
     base = {"source": article.source, "article_hash": article.hashes.markdown, "entity": entity}
-    if llm is None or llm.providers.for_call(ENRICHMENT) is None:
+    if not serves(llm, ENRICHMENT):
         return EnrichmentFailure(**base, reason="no_provider")
     try:
         inp = build_enrichment_input(article, entity)

@@ -14,7 +14,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeGuard, TypeVar
 
 from article_runtime import contracts
 from article_runtime.llm.client import Completion, ProviderClient, ProviderFailure
@@ -54,6 +54,11 @@ class CallOutcome(Generic[T]):
         if self.value is not None or not self.attempts:
             return None
         return self.attempts[-1].reason
+
+
+def serves(llm: LLMRuntime | None, call: LogicalCall) -> TypeGuard[LLMRuntime]:
+    """Whether ``llm`` has providers for ``call`` (no runtime, or none configured: no)."""
+    return llm is not None and llm.providers.for_call(call) is not None
 
 
 def backoff_s(spec: ProviderSpec, retry: int, retry_after_s: float | None) -> float | None:

@@ -7,7 +7,7 @@ start, so sharing one broker between tests would replay earlier tests' articles.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,11 +39,19 @@ class Flow:
     work: Path
     provider_url: str | None
 
-    def worker(self, name: str = "w1", *, app_id: str = "article-runtime-it") -> WorkerProcess:
+    def worker(
+        self,
+        name: str = "w1",
+        *,
+        app_id: str = "article-runtime-it",
+        settings: Mapping[str, str] | None = None,
+    ) -> WorkerProcess:
+        """A worker with the ECP stand-in, the scripted providers and ``settings`` (env)."""
         env = {
             ECP_STANDIN_QID_ENV: ENTITY[0],
             ECP_STANDIN_NAME_ENV: ENTITY[1],
             SESSION_TIMEOUT_ENV: "6",  # a killed worker's partitions move on after 6 s
+            **(settings or {}),
         }
         if self.provider_url is not None:
             providers = self.work / "providers.yaml"

@@ -19,12 +19,7 @@ from streams.settings import RETENTION_ENV
 from streams.topics import partition_of
 from tests.integration.stream_support import ENTITY, Flow, distinct, encoded, eventually, flow
 from tests.llm_support import FALLBACK, FALLBACK_KEY, PRIMARY, PRIMARY_KEY
-from tests.support.openai_server import (
-    Action,
-    Delay,
-    ScriptedOpenAIServer,
-    running_server,
-)
+from tests.support.openai_server import ScriptedOpenAIServer, delayed, running_server
 from tests.support.stream_cases import (
     CaseArticle,
     Expected,
@@ -195,13 +190,8 @@ def test_sigkill_mid_stream_then_restart_loses_nothing_and_changes_no_hash(
     kafka_flow: Flow, server: ScriptedOpenAIServer
 ) -> None:
     cases = make_articles(40, seed=2)
-    answer = responder(cases, PRIMARY, FALLBACK)
-
-    def slowly(model: str, body: dict[str, Any]) -> Action | None:
-        action = answer(model, body)  # a quarter second per call: the kill lands mid-stream
-        return None if action is None else Delay(0.25, action)
-
-    server.respond_with(slowly)
+    # A quarter second per call: the kill lands mid-stream.
+    server.respond_with(delayed(responder(cases, PRIMARY, FALLBACK), 0.25))
     ids = [c.article_id for c in cases]
     first = kafka_flow.worker("w1")
     first.start()
@@ -285,8 +275,7 @@ def test_per_article_state_expires_after_the_retention_period(
     # A later article on the same partition as the first old one: sweeps go partition by partition.
     newer = next(c for c in later if partition_of(c.article_id) == partition_of(old[0].article_id))
     scripted(server, [*old, newer])
-    worker = kafka_flow.worker()
-    worker.env[RETENTION_ENV] = str(2 / 3600)  # two seconds
+    worker = kafka_flow.worker(settings={RETENTION_ENV: str(2 / 3600)})  # two seconds
     with worker:
         worker.start()
         kafka_flow.publish_cases(old)

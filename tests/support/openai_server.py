@@ -63,6 +63,7 @@ __all__ = [
     "ScriptedOpenAIServer",
     "Status",
     "action_from_json",
+    "delayed",
     "load_script",
     "main",
     "running_server",
@@ -114,6 +115,16 @@ Action: TypeAlias = Reply | Status | Delay | Drop
 _ACTION_TYPES = (Reply, Status, Delay, Drop)
 Responder: TypeAlias = Callable[[str, dict[str, Any]], Action | None]
 """``(model, request body) -> action``, or None to fall through to the model's queue."""
+
+
+def delayed(respond: Responder, seconds: float) -> Responder:
+    """``respond``, with every answer it gives taking ``seconds`` (a slow model)."""
+
+    def slowly(model: str, body: dict[str, Any]) -> Action | None:
+        action = respond(model, body)
+        return None if action is None else Delay(seconds, action)
+
+    return slowly
 
 
 @dataclass(frozen=True)
