@@ -122,5 +122,4 @@ def register(w: Wiring) -> None:
 
     @w.app.agent(w.topic(HYGIENE_PROPOSAL), name="assembly")
     async def assembly(stream: faust.StreamT[bytes]) -> None:
-        async for event in stream.events():
-            await w.process(event, "assembly", handle)
+        await w.consume(stream, "assembly", handle)

@@ -1,4 +1,5 @@
-"""In-flight window: bounded work, acks in offset order per partition, whatever ends first."""
+"""In-flight window: bounded work, each message acked once its own work is done; and the
+in-flight work a revocation abandons."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from faust.types import TP
+from faust.types.tuples import ConsumerMessage
 
+from streams.commits import CommitGate
+from streams.consumer import InFlightWork, epoch_of, stamp
 from streams.window import InFlight, KeyedLocks
 from streams.wiring import Event
 
@@ -27,20 +31,21 @@ def event(partition: int, offset: int) -> Event:
     return cast(Event, _Event(_Message(TP("t", partition), offset)))
 
 
-def test_acks_follow_offsets_even_when_later_messages_finish_first() -> None:
-    acked: list[tuple[int, int]] = []
+def test_each_message_is_acked_when_its_own_work_is_done_never_before() -> None:
+    acked: list[int] = []
     running = 0
     most = 0
     delays = {0: 0.05, 1: 0.0, 2: 0.02, 3: 0.0}  # offset 0 is the slowest
 
     async def ack(e: Any) -> None:
-        acked.append((e.message.tp.partition, e.message.offset))
+        acked.append(e.message.offset)
 
     async def work(offset: int) -> None:
         nonlocal running, most
         running += 1
         most = max(most, running)
         await asyncio.sleep(delays[offset])
+        assert offset not in acked  # not acked while its work runs
         running -= 1
 
     async def main() -> None:
@@ -50,27 +55,42 @@ def test_acks_follow_offsets_even_when_later_messages_finish_first() -> None:
         await window.drain()
 
     asyncio.run(main())
-    assert acked == [(0, 0), (0, 1), (0, 2), (0, 3)]
+    assert sorted(acked) == [0, 1, 2, 3]
+    assert acked.index(1) < acked.index(0)  # a slow message holds back no other ack
     assert most == 2  # never more than the limit at once
 
 
-def test_a_slow_message_holds_back_only_its_own_partition() -> None:
-    acked: list[tuple[int, int]] = []
+def _stamped(epoch: int) -> Any:
+    message = ConsumerMessage("t", 0, 0, 0.0, 0, None, b"k", b"v", None, tp=TP("t", 0))
+    stamp(message, epoch)  # what streams.consumer does to every message it hands out
+    assert epoch_of(message) == epoch
+    return message
 
-    async def ack(e: Any) -> None:
-        acked.append((e.message.tp.partition, e.message.offset))
+
+def test_in_flight_work_runs_in_its_epoch_and_is_abandoned_when_it_ends() -> None:
+    gate = CommitGate()
+    gate.begin()
+    gate.resume()
+    work = InFlightWork(gate)
+    finished: list[str] = []
+
+    async def job(name: str, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+        finished.append(name)
 
     async def main() -> None:
-        window = InFlight(limit=4, ack=ack)
-        await window.submit(event(0, 10), asyncio.sleep(0.05))
-        await window.submit(event(1, 7), asyncio.sleep(0))
-        await window.submit(event(0, 11), asyncio.sleep(0))
+        quick = await work.run(_stamped(gate.epoch), job("quick", 0))
+        slow = asyncio.create_task(work.run(_stamped(gate.epoch), job("slow", 5)))
         await asyncio.sleep(0.01)
-        assert acked == [(1, 7)]  # partition 0 waits for offset 10, partition 1 does not
-        await window.drain()
+        assert len(work) == 1
+        gate.close()
+        assert await work.abandon(timeout_s=1) == 1
+        assert (quick, await slow) == (True, False)
+        stale = _stamped(gate.epoch - 1)  # a message of an ended epoch never starts
+        assert not await work.run(stale, job("stale", 0))
 
     asyncio.run(main())
-    assert acked == [(1, 7), (0, 10), (0, 11)]
+    assert finished == ["quick"]
 
 
 def test_keyed_locks_serialize_one_key_and_forget_it_afterwards() -> None:
