@@ -19,6 +19,10 @@ Here, instead:
 - A revocation does not wait for acks: it stops the work in flight (``InFlightWork``),
   commits what was acknowledged, and the next owner starts again from there.
 - Seeking to the committed offset always seeks, to the start of the log when none exists.
+- Resuming a flow that already runs does not clear the agents' queues (``FlowControl``):
+  Faust's recovery resumes it a second time after the stream partitions were fetching,
+  dropping messages it had just handed out (seen: the first messages of a partition taken
+  over after a SIGKILL never processed, the group stuck behind them).
 - A failed commit is logged and retried by the next one instead of crashing the worker.
 """
 
@@ -35,6 +39,7 @@ from faust.transport.drivers import aiokafka as faust_aiokafka
 from faust.types import TP, Message
 from faust.types.transports import TPorTopicSet
 from mode import Service
+from mode.utils.queues import FlowControlEvent
 
 from streams.commits import CommitGate
 
@@ -106,6 +111,17 @@ class InFlightWork:
 
     def __len__(self) -> int:
         return len(self._tasks)
+
+
+class FlowControl(FlowControlEvent):
+    """Faust's flow control of the agents' queues (``app.flow_control``), except that
+    resuming a flow that already runs changes nothing. Clearing the queues on resume drops
+    what was buffered while the flow was suspended; when it was not suspended, what the
+    queues hold was handed out in this epoch and must be processed."""
+
+    def resume(self) -> None:
+        if not self.is_active():
+            super().resume()
 
 
 class ConsumerThread(faust_aiokafka.AIOKafkaConsumerThread):

@@ -1,5 +1,4 @@
-"""In-flight window: bounded work, each message acked once its own work is done; and the
-in-flight work a revocation abandons."""
+"""In-flight window: bounded work, each message acked once its own work is done."""
 
 from __future__ import annotations
 
@@ -8,10 +7,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from faust.types import TP
-from faust.types.tuples import ConsumerMessage
 
-from streams.commits import CommitGate
-from streams.consumer import InFlightWork, epoch_of, stamp
 from streams.window import InFlight, KeyedLocks
 from streams.wiring import Event
 
@@ -58,39 +54,6 @@ def test_each_message_is_acked_when_its_own_work_is_done_never_before() -> None:
     assert sorted(acked) == [0, 1, 2, 3]
     assert acked.index(1) < acked.index(0)  # a slow message holds back no other ack
     assert most == 2  # never more than the limit at once
-
-
-def _stamped(epoch: int) -> Any:
-    message = ConsumerMessage("t", 0, 0, 0.0, 0, None, b"k", b"v", None, tp=TP("t", 0))
-    stamp(message, epoch)  # what streams.consumer does to every message it hands out
-    assert epoch_of(message) == epoch
-    return message
-
-
-def test_in_flight_work_runs_in_its_epoch_and_is_abandoned_when_it_ends() -> None:
-    gate = CommitGate()
-    gate.begin()
-    gate.resume()
-    work = InFlightWork(gate)
-    finished: list[str] = []
-
-    async def job(name: str, seconds: float) -> None:
-        await asyncio.sleep(seconds)
-        finished.append(name)
-
-    async def main() -> None:
-        quick = await work.run(_stamped(gate.epoch), job("quick", 0))
-        slow = asyncio.create_task(work.run(_stamped(gate.epoch), job("slow", 5)))
-        await asyncio.sleep(0.01)
-        assert len(work) == 1
-        gate.close()
-        assert await work.abandon(timeout_s=1) == 1
-        assert (quick, await slow) == (True, False)
-        stale = _stamped(gate.epoch - 1)  # a message of an ended epoch never starts
-        assert not await work.run(stale, job("stale", 0))
-
-    asyncio.run(main())
-    assert finished == ["quick"]
 
 
 def test_keyed_locks_serialize_one_key_and_forget_it_afterwards() -> None:
