@@ -21,6 +21,8 @@ again); **stuck** means the group stopped making progress with inputs uncommitte
 from __future__ import annotations
 
 import contextlib
+import os
+import signal
 import threading
 import time
 import uuid
@@ -168,6 +170,12 @@ class Watcher:
 def committed_lag(bootstrap: str, group: str) -> int | None:
     """Messages on the flow's topics that ``group`` has not committed; None if the broker
     does not answer (it may be down on purpose)."""
+    behind = lag_by_partition(bootstrap, group)
+    return None if behind is None else sum(behind.values())
+
+
+def lag_by_partition(bootstrap: str, group: str) -> dict[str, int] | None:
+    """``"topic/partition" -> uncommitted messages``, for partitions that have some."""
     consumer = Consumer(
         {
             "bootstrap.servers": bootstrap,
@@ -178,13 +186,13 @@ def committed_lag(bootstrap: str, group: str) -> int | None:
     )
     try:
         partitions = [TopicPartition(t.name, p) for t in TOPICS for p in range(PARTITIONS)]
-        committed = consumer.committed(partitions, timeout=10)
-        lag = 0
-        for tp in committed:
+        behind = {}
+        for tp in consumer.committed(partitions, timeout=10):
             low, high = consumer.get_watermark_offsets(tp, timeout=10)
             start = tp.offset if tp.offset >= 0 else low
-            lag += max(0, high - start)
-        return lag
+            if high > start:
+                behind[f"{tp.topic}/{tp.partition}@{start}"] = high - start
+        return behind
     except KafkaException:
         return None
     finally:
@@ -230,6 +238,7 @@ class Run:
         self.retired: list[WorkerProcess] = []
         self.restarts = 0
         self.published_at = time.monotonic()
+        self.all_published = threading.Event()  # before that, lag 0 is no sign of a loss
 
     # -- workers ------------------------------------------------------------------------------
 
@@ -303,6 +312,13 @@ class Run:
             time.sleep(0.3)
         return False
 
+    def dump_stacks(self) -> None:
+        """Ask every live worker to write its threads and tasks to its log (mode's SIGUSR1)."""
+        for worker in self.workers.values():
+            if worker.process is not None and worker.process.poll() is None:
+                os.kill(worker.process.pid, signal.SIGUSR1)
+        time.sleep(3.0)
+
     def stop_all(self) -> None:
         """Teardown: the run is judged, nothing left to commit; SIGKILL is quickest."""
         for worker in [*self.workers.values(), *self.retired]:
@@ -344,7 +360,7 @@ class Run:
             state = (settled, -1 if lag is None else lag)
             if state != last_state:
                 last_progress, last_state = time.monotonic(), state
-            if lag == 0:
+            if lag == 0 and self.all_published.is_set():
                 idle_since = idle_since or time.monotonic()
                 if time.monotonic() - idle_since >= LOST_AFTER_S:
                     self.result.lost = total - settled
@@ -354,6 +370,7 @@ class Run:
             if time.monotonic() - last_progress >= STALL_S:
                 self.result.stuck = True
                 self.result.problems.append(f"no progress for {STALL_S:.0f} s (lag {lag})")
+                self.dump_stacks()
                 break
             overlap_seen = overlap_seen + 1 if _overlap(self.owned()) else 0
             if overlap_seen == 4:
@@ -363,6 +380,10 @@ class Run:
             self.result.stuck = True
             self.result.problems.append(f"not settled {cap_s:.0f} s after the fault")
         self.result.settled = watcher.settled
+        if self.result.settled < total:  # what an investigation starts from
+            unsettled = [o for o in watcher.outcomes().values() if not o.settled]
+            self.result.notes.append(f"uncommitted {lag_by_partition(self.broker.address, APP_ID)}")
+            self.result.notes.append(f"unsettled {[_stage(o) for o in unsettled[:5]]}")
         after = [t for t in watcher.settled_times() if t >= fault_over]
         if after:
             self.result.recover_s = after[0] - fault_over
@@ -388,6 +409,19 @@ class Run:
                 hangs = worker.log_path.read_bytes().count(WAIT_EMPTY)
                 if hangs:
                     self.result.notes.append(f"{worker.log_path.stem}: {hangs}x wait_empty")
+
+
+def _stage(outcome: ArticleOutcome) -> str:
+    """How far an unsettled article got, as the output topics show it."""
+    if outcome.enriched or outcome.terminal:
+        return f"{outcome.article_id}: enrichment partly done"
+    if outcome.verdicts:
+        return f"{outcome.article_id}: verdict, not enriched"
+    if outcome.assembled:
+        return f"{outcome.article_id}: assembled, no verdict"
+    if outcome.compensations:
+        return f"{outcome.article_id}: in the fallback ladder"
+    return f"{outcome.article_id}: no output"
 
 
 def _overlap(owned: dict[str, list[int]]) -> bool:
@@ -476,7 +510,7 @@ def run_scenario(
             r.start_worker("w1")
             with (
                 Watcher(broker.address, [c.article_id for c in cases]) as watcher,
-                _publishing(flow, cases, publish_over_s),
+                _publishing(flow, cases, publish_over_s, r.all_published),
             ):
                 r.published_at = time.monotonic()
                 r.wait_settled(watcher, max(1, int(articles * FAULT_AT)))
@@ -489,10 +523,14 @@ def run_scenario(
 
 
 @contextlib.contextmanager
-def _publishing(flow: Flow, cases: list[CaseArticle], over_s: float) -> Iterator[None]:
-    """Publish ``cases`` now, or spread over ``over_s`` seconds from a thread."""
+def _publishing(
+    flow: Flow, cases: list[CaseArticle], over_s: float, done: threading.Event
+) -> Iterator[None]:
+    """Publish ``cases`` now, or spread over ``over_s`` seconds from a thread; ``done`` is
+    set once every case is on the broker."""
     if over_s <= 0:
         flow.publish_cases(cases)
+        done.set()
         yield
         return
     chunks = max(1, int(over_s / 0.5))
@@ -509,6 +547,7 @@ def _publishing(flow: Flow, cases: list[CaseArticle], over_s: float) -> Iterator
                     stop.wait(1.0)
             if stop.wait(0.5):
                 return
+        done.set()
 
     thread = threading.Thread(target=trickle, name="publisher", daemon=True)
     thread.start()
