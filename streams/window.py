@@ -16,7 +16,8 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from streams.wiring import Event, exit_without_commit
+from streams.crash import exit_without_commit
+from streams.wiring import Event
 
 
 @dataclass

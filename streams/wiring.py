@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, NoReturn, cast
+from typing import Any, cast
 
 import faust
 from faust.types import EventT
@@ -28,13 +27,13 @@ from article_runtime.llm.policy import LLMRuntime, serves
 from streams.codec import AvroCodec, CodecError
 from streams.compensation import Stage, compensation_event, undecodable
 from streams.consumer import InFlightWork
+from streams.crash import exit_without_commit
 from streams.settings import WorkerSettings
 from streams.tables import StateTable
 from streams.topics import ARTICLE_COMPENSATION, BY_NAME, PARTITIONS, Topic, message_key
 
 _log = logging.getLogger(__name__)
 Event = EventT[bytes]  # every topic carries raw Avro bytes, decoded by our codec
-EXIT_WITHOUT_COMMIT = 70  # EX_SOFTWARE: the supervisor restarts us; nothing was committed
 
 
 def raw_topic(app: faust.App, *topics: Topic) -> faust.TopicT:
@@ -45,13 +44,6 @@ def raw_topic(app: faust.App, *topics: Topic) -> faust.TopicT:
         key_serializer="raw",
         value_serializer="raw",
     )
-
-
-def exit_without_commit(why: str) -> NoReturn:
-    """Crash-only: stop at once so nothing is acked; the input is redelivered to a successor."""
-    _log.critical("%s: exiting without commit so the input is redelivered", why, exc_info=True)
-    logging.shutdown()
-    os._exit(EXIT_WITHOUT_COMMIT)
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,7 @@ LEAVE_GRACE_S = 20.0  # a leaving worker must be gone by then (Faust's stop wait
 LOST_AFTER_S = 12.0  # every input committed this long, articles unsettled: they are lost
 STALL_S = 90.0  # no article settled and no offset committed for this long: stuck
 WAIT_EMPTY = b"wait_empty: Waiting for tasks"
+REVOKING = b"Revoking previously assigned partitions"  # aiokafka, as a rebalance starts
 
 
 @dataclass
@@ -298,11 +299,6 @@ class Run:
             time.sleep(0.5)
         return owned
 
-    def rebalancing(self, name: str) -> bool:
-        worker = self.workers.get(name)
-        health = None if worker is None else worker.get("/health/")
-        return health is not None and health.get("status") == "recovering"
-
     def wait_until_owning(self, name: str, timeout_s: float = 90.0) -> bool:
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
@@ -455,20 +451,29 @@ def join_leave(run: Run, watcher: Watcher) -> float:
 
 
 def kill_in_rebalance(run: Run, watcher: Watcher) -> float:
-    """The kill lands while the group rebalances for a newcomer: once the old worker reports
-    it is recovering (at most 10 s after the newcomer's web port answers)."""
+    """The kill lands while the group rebalances for a newcomer: as soon as the old worker
+    logs that it is revoking its partitions (at most 30 s after the newcomer starts)."""
+    revoking = run.workers["w1"].log_path
+    seen = _count(revoking, REVOKING)
     joiner = run.flow.worker("joiner", app_id=APP_ID)
     run.workers["joiner"] = joiner
     run.step(watcher, "joiner starts")
     joiner.start(timeout_s=120, need_partitions=False)
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and not run.rebalancing("w1"):
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and _count(revoking, REVOKING) == seen:
         time.sleep(0.05)
     victim = "w1" if run.result.run % 2 == 0 else "joiner"
     run.step(watcher, f"{victim} SIGKILL")
     run.kill(victim)
     run.result.notes.append(f"killed {victim}")
     return time.monotonic()
+
+
+def _count(log: Path, line: bytes) -> int:
+    try:
+        return log.read_bytes().count(line)
+    except OSError:
+        return 0
 
 
 FAULTS: dict[str, Callable[[Run, Watcher], float]] = {

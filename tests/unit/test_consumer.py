@@ -11,7 +11,7 @@ from faust.types.tuples import ConsumerMessage
 from mode.utils.queues import FlowControlQueue
 
 from streams.commits import CommitGate
-from streams.consumer import FlowControl, InFlightWork, epoch_of, stamp
+from streams.consumer import FlowControl, InFlightWork, epoch_of, recovery_stalled, stamp
 
 
 def _stamped(epoch: int) -> Any:
@@ -63,3 +63,19 @@ def test_resuming_a_running_flow_keeps_what_the_queues_hold() -> None:
         assert queue.qsize() == 0
 
     asyncio.run(main())
+
+
+def test_recovery_counts_as_stalled_only_when_behind_and_silent_for_the_whole_period() -> None:
+    def stalled(recovering: bool, behind: bool, silent_s: float) -> bool:
+        return recovery_stalled(
+            recovering=recovering,
+            behind=behind,
+            last_event_at=100.0,
+            now=100.0 + silent_s,
+            after_s=45.0,
+        )
+
+    assert stalled(True, True, 46.0)
+    assert not stalled(True, True, 44.0)  # a slow changelog is not a stuck one
+    assert not stalled(True, False, 300.0)  # caught up: nothing to receive
+    assert not stalled(False, True, 300.0)  # not recovering
