@@ -54,6 +54,7 @@ ATTEMPTS = [
 ]
 ENTITY = {"qid": "Q1860", "name": "Banco Central", "identity": "central bank of Brazil"}
 CANDIDATES = json.dumps({"schema_version": "1", "blocks": [{"id": "b1", "text": "Olá, mundo"}]})
+VERSION = {"ingested_offset": 1207, "declared": None}
 
 
 def _repair(decision: str) -> dict[str, Any]:
@@ -81,6 +82,7 @@ RECORDS: dict[str, dict[str, Any]] = {
             "published_at": "Sat, 14 Mar 2026 08:00:00 -0300",
             "url": "https://example.com.br/rss/item/1",
         },
+        "version": 3,
     },
     "HygieneRequest": {
         "article_id": "folha-2026-03-14-0001",
@@ -91,6 +93,7 @@ RECORDS: dict[str, dict[str, Any]] = {
         "candidate_set_hash": HASH,
         "html_hash": HASH[::-1],
         "requested_at": AT,
+        "version": VERSION,
     },
     "HygieneProposal": {
         "article_id": "folha-2026-03-14-0001",
@@ -106,6 +109,7 @@ RECORDS: dict[str, dict[str, Any]] = {
         "attempts": ATTEMPTS,
         "usage": USAGE,
         "proposed_at": AT,
+        "version": {"ingested_offset": 1207, "declared": 3},
     },
     "ArticleAssembled": {
         "article_id": "folha-2026-03-14-0001",
@@ -136,6 +140,7 @@ RECORDS: dict[str, dict[str, Any]] = {
         "attempts": ATTEMPTS,
         "usage": USAGE,
         "assembled_at": AT,
+        "version": VERSION,
     },
     "EcpVerdict": {
         "article_id": "folha-2026-03-14-0001",
@@ -162,6 +167,7 @@ RECORDS: dict[str, dict[str, Any]] = {
         "attempts": [],
         "usage": {"prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0},
         "enriched_at": AT,
+        "version": VERSION,
     },
     "CompensationEvent": compensation_event(
         "folha-2026-03-14-0001",
@@ -180,6 +186,7 @@ RECORDS: dict[str, dict[str, Any]] = {
             "candidate_set_hash": HASH,
             "html_hash": HASH,
         },
+        version=VERSION,
     ),
 }
 
@@ -265,7 +272,52 @@ def test_old_writer_read_by_new_reader(codec: AvroCodec) -> None:
     body = io.BytesIO()
     schemaless_writer(body, old, record)
     decoded = codec.decode(MAGIC + old_fp + body.getvalue(), "ArticleIngested")
-    assert decoded == {**record, "content_type": None, "feed": None}
+    assert decoded == {**record, "content_type": None, "feed": None, "version": None}
+
+
+# CRC-64-AVRO fingerprints of every writer schema a release has produced with. Messages
+# carry them, so each must stay known to the codec (a schema change keeps the old file in
+# schemas/avro/history/), or messages in flight during an upgrade become undecodable.
+RELEASED_WRITERS = {
+    "ArticleIngested": ["b0f6d9387ff4af44", "a22509388dc8aa7f"],
+    "HygieneRequest": ["6d61b08ada2741f1"],
+    "HygieneProposal": ["13dbbb22f87c7095"],
+    "ArticleAssembled": ["292aa5e28c7ef1da"],
+    "EcpVerdict": ["67f21e3f5a99e98b"],
+    "ArticleEnriched": ["603cfdf6fb793f38"],
+    "CompensationEvent": ["6d6869eb856562be"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(RELEASED_WRITERS))
+def test_every_released_writer_schema_is_still_known(codec: AvroCodec, name: str) -> None:
+    for released in RELEASED_WRITERS[name]:
+        data = MAGIC + bytes.fromhex(released) + b"\x00"  # a header only: the body is not read
+        try:
+            codec.decode(data, name)
+        except DecodeError as error:
+            assert error.reason != "unknown_schema_fingerprint", (name, released)
+
+
+@pytest.mark.parametrize("path", sorted(AVRO_DIR.glob("history/*.avsc")), ids=lambda p: p.name)
+def test_every_older_writer_is_still_read(codec: AvroCodec, path: Path) -> None:
+    """Messages an earlier release wrote stay readable: the fields it did not have take their
+    defaults, the others come through unchanged."""
+    from fastavro.schema import fingerprint, to_parsing_canonical_form
+
+    written: dict[str, Any] = json.loads(path.read_text("utf-8"))
+    old = parse_schema(written, named_schemas={})
+    name = written["name"]
+    fields = {f["name"] for f in written["fields"]}
+    record = {k: v for k, v in RECORDS[name].items() if k in fields}
+    body = io.BytesIO()
+    schemaless_writer(body, old, record)
+    old_fp = bytes.fromhex(fingerprint(to_parsing_canonical_form(old), "CRC-64-AVRO"))
+    assert old_fp != codec.fingerprint(name)  # a real older writer, not the current one
+    decoded = codec.decode(MAGIC + old_fp + body.getvalue(), name)
+    current = json.loads((AVRO_DIR / f"{name}.avsc").read_text("utf-8"))
+    added = {f["name"]: f["default"] for f in current["fields"] if f["name"] not in fields}
+    assert decoded == {**record, **added}
 
 
 @pytest.mark.parametrize(
