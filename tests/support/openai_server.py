@@ -71,6 +71,7 @@ __all__ = [
 
 _log = logging.getLogger(__name__)
 _SHUTDOWN_TIMEOUT = 1.0  # seconds; a test must never wait on a slow scripted answer at exit
+_MAX_REQUEST_BYTES = 64 * 1024 * 1024  # a request body the server reads (aiohttp: 1 MiB)
 
 
 @dataclass(frozen=True)
@@ -210,7 +211,7 @@ class ScriptedOpenAIServer:
     # -- lifecycle (on the server's event loop) ------------------------------------------------
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> None:
-        app = web.Application()
+        app = web.Application(client_max_size=_MAX_REQUEST_BYTES)  # a 5 MiB page's context
         for prefix in ("/v1", ""):
             app.router.add_post(f"{prefix}/chat/completions", self._chat)
             app.router.add_get(f"{prefix}/models", self._models)
