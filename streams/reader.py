@@ -63,7 +63,7 @@ class TopicReader:
     async def _started(self) -> AIOKafkaConsumer:
         if self._consumer is None:
             consumer = AIOKafkaConsumer(
-                bootstrap_servers=self.bootstrap.split(","),
+                bootstrap_servers=[host.strip() for host in self.bootstrap.split(",")],
                 group_id=None,
                 enable_auto_commit=False,
                 auto_offset_reset="earliest",  # an offset retention removed reads as a later one

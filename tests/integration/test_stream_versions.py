@@ -4,11 +4,13 @@
   version's model answer is slower; a newer version whose page is unusable ends the article
   even when the older version's answer comes later.
 - A 4.9 MiB page goes all the way through: assembled and enriched, with tables that keep
-  references (the join's changelog holds no article) and topics sized for it.
+  references (the join's changelog holds no article) and topics sized for it; the reader that
+  follows those references reads records back by position and names one that is gone.
 """
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import html
 import json
@@ -18,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from confluent_kafka import Consumer
+from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient
 from confluent_kafka.cimpl import NewTopic
 
@@ -30,6 +32,7 @@ from streams.app import TABLES
 from streams.follow import ArticleOutcome
 from streams.local_kafka import local_kafka
 from streams.publish import ingested_record, publish
+from streams.reader import RecordUnavailable, TopicReader
 from streams.topics import ARTICLE_ASSEMBLED, MAX_MESSAGE_BYTES, TOPICS
 from tests.integration.stream_support import ENTITY, Flow, eventually, flow
 from tests.llm_support import FALLBACK, PRIMARY
@@ -243,3 +246,30 @@ def largest_value(bootstrap: str, topic: str) -> int:
     finally:
         consumer.close()
     return largest
+
+
+def test_the_reader_reads_records_back_by_position_and_names_a_deleted_one() -> None:
+    with local_kafka() as bootstrap:
+        ensure_topics(bootstrap)
+        producer = Producer({"bootstrap.servers": bootstrap})
+        for n in range(4):
+            producer.produce(ARTICLE_ASSEMBLED.name, value=f"record {n}".encode(), partition=1)
+        assert producer.flush(30) == 0
+        admin = AdminClient({"bootstrap.servers": bootstrap})
+
+        async def reads() -> list[bytes]:
+            reader = TopicReader(bootstrap, ARTICLE_ASSEMBLED.name, timeout_s=20)
+            try:
+                got = [await reader.read(1, offset) for offset in (2, 0, 3, 2)]
+                deleted = admin.delete_records([TopicPartition(ARTICLE_ASSEMBLED.name, 1, 2)])
+                for future in deleted.values():
+                    future.result(timeout=30)
+                with pytest.raises(RecordUnavailable) as gone:
+                    await reader.read(1, 1)
+                assert gone.value.reason == "record_expired"
+                assert await reader.read(1, 3) == b"record 3"  # the reader goes on
+                return got
+            finally:
+                await reader.close()
+
+        assert asyncio.run(reads()) == [b"record 2", b"record 0", b"record 3", b"record 2"]
