@@ -22,6 +22,7 @@ class Target:
     """What the protections need to know about one target, computed once."""
 
     text: str
+    locale: str
     tokens: list[Token]
     names: set[int]
     quotes: list[Span]
@@ -29,7 +30,8 @@ class Target:
     @classmethod
     def read(cls, text: str, locale: str) -> Target:
         tokens = word_tokens(text, locale, keep_spaces=True)
-        return cls(text, tokens, name_starts(tokens, text, locale), quoted_spans(text, tokens))
+        names = name_starts(tokens, text, locale)
+        return cls(text, locale, tokens, names, quoted_spans(text, tokens))
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,10 +47,10 @@ class Edit:
     chars: list[CharChange]
 
     @classmethod
-    def make(cls, repair: Repair, target: Target, start: int, locale: str) -> Edit:
+    def make(cls, repair: Repair, target: Target, start: int) -> Edit:
         end = start + len(repair.original)
         text = target.text[:start] + repair.replacement + target.text[end:]
-        edited = word_tokens(text, locale, keep_spaces=True)
+        edited = word_tokens(text, target.locale, keep_spaces=True)
         chars = [
             CharChange(c.start + start, c.end + start, c.removed, c.inserted)
             for c in char_changes(repair.original, repair.replacement)
