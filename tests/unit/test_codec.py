@@ -64,6 +64,7 @@ def _repair(decision: str) -> dict[str, Any]:
         "category": "encoding",
         "decision": decision,
         "reason": "ok" if decision == "applied" else "not_grounded",
+        "justification": "mojibake: UTF-8 read as cp1252",
     }
 
 
