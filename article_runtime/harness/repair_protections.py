@@ -36,6 +36,10 @@ COMPUTED: frozenset[str] = frozenset({"encoding", "unicode"})
 
 
 def _protect_numbers(edit: Edit, category: str) -> str | None:
+    """Every category but ``encoding``: ftfy's fix, agreed on the whole target, only restores
+    bytes of letters (the ``¼`` of ``Ã¼`` is half of ``ü``) and never changes a digit."""
+    if category == "encoding":
+        return None
     target = edit.target
     changed = numeric_signature(target.tokens) != numeric_signature(edit.edited)
     if changed or category not in CONTENT_PRESERVING:
