@@ -216,6 +216,21 @@ def _separator_change(old: str, new: str) -> tuple[str | None, int]:
     return None, len(old_marks) - len(new_marks)
 
 
+def _separator_window(edit: Edit) -> tuple[str, str]:
+    """The changed stretch of the target, before and after, widened to whole separator runs.
+
+    Outside it both texts are the same characters, so only the window needs comparing.
+    """
+    text = edit.target.text
+    low, high = edit.start, edit.start + len(edit.repair.original)
+    while low > 0 and _is_separator(text[low - 1]):
+        low -= 1
+    while high < len(text) and _is_separator(text[high]):
+        high += 1
+    grown = len(edit.repair.replacement) - len(edit.repair.original)
+    return text[low:high], edit.edited_text[low : high + grown]
+
+
 def _words(tokens: Sequence[Token]) -> list[str]:
     return [token.text for token in tokens if token.kind != "none"]
 
@@ -223,8 +238,9 @@ def _words(tokens: Sequence[Token]) -> list[str]:
 def _check_punctuation(edit: Edit, _: Evidence) -> str | None:
     """Marks removed from doubled or stray runs only; at most two; terminals read the same."""
     original, replacement = edit.repair.original, edit.repair.replacement
-    old_kept, old_runs = _split(edit.target.text, _is_separator)
-    new_kept, new_runs = _split(edit.edited_text, _is_separator)
+    old, new = _separator_window(edit)
+    old_kept, old_runs = _split(old, _is_separator)
+    new_kept, new_runs = _split(new, _is_separator)
     if old_kept != new_kept:
         if _words(edit.target.tokens) != _words(edit.edited):
             return LETTERS_OR_NUMBERS_CHANGED

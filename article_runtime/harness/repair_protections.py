@@ -41,7 +41,8 @@ def _protect_numbers(edit: Edit, category: str) -> str | None:
     if category == "encoding":
         return None
     target = edit.target
-    changed = numeric_signature(target.tokens) != numeric_signature(edit.edited)
+    signature, affixes = target.numbers
+    changed = signature != numeric_signature(edit.edited)
     if changed or category not in CONTENT_PRESERVING:
         for run in numeric_runs(target.tokens):
             if edit.touches(run.start, run.end):
@@ -49,10 +50,9 @@ def _protect_numbers(edit: Edit, category: str) -> str | None:
     if changed:
         removed = (t for change in edit.tokens for t in change.removed if t.kind == "number")
         return PROTECTED_DATE if any(looks_like_date(t.text) for t in removed) else PROTECTED_NUMBER
-    if category not in COMPUTED:
-        before = number_affixes(target.text, target.tokens, target.locale)
-        if before != number_affixes(edit.edited_text, edit.edited, target.locale):
-            return PROTECTED_NUMBER  # a sign or unit of a number: -15, $12, 35%, +3
+    edited = number_affixes(edit.edited_text, edit.edited, target.locale)
+    if category not in COMPUTED and affixes != edited:
+        return PROTECTED_NUMBER  # a sign or unit of a number: -15, $12, 35%, +3
     return None
 
 

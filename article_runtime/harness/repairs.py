@@ -88,7 +88,6 @@ from article_runtime.harness.repair_edit import Edit, Target
 from article_runtime.harness.repair_protections import PROTECTIONS
 from article_runtime.model.proposal import Repair, RepairCategory
 from article_runtime.text.lexicon import lexicon_for
-from article_runtime.text.segments import graphemes
 from article_runtime.text.vocabulary import Vocabulary
 
 __all__ = ["ReviewedRepair", "apply_repairs", "review_repairs"]
@@ -148,14 +147,6 @@ def _locate(original: str, text: str) -> int | str:
     return first
 
 
-def _grapheme_edges(text: str) -> set[int]:
-    edges, pos = {0}, 0
-    for cluster in graphemes(text):
-        pos += len(cluster)
-        edges.add(pos)
-    return edges
-
-
 # --- review ---------------------------------------------------------------------------------
 
 
@@ -183,7 +174,7 @@ def _verdict(
     start, end = located, located + len(repair.original)
     if repair.replacement == repair.original:
         return NO_CHANGE, start
-    edges = _grapheme_edges(target.text)
+    edges = target.grapheme_edges
     if start not in edges or end not in edges:
         return SPLITS_CHARACTER, start
     if any(start < (other.end or 0) and (other.start or 0) < end for other in accepted):
@@ -194,22 +185,13 @@ def _verdict(
     return failed or ACCEPTED_PREFIX + repair.category, start
 
 
-def _token_span(target: Target, start: int, end: int) -> tuple[int, int]:
-    """``[start, end)`` widened to the whole tokens (words, spaces, marks) it touches."""
-    low, high = start, end
-    for token in target.tokens:
-        if token.start < end and start < token.end:
-            low, high = min(low, token.start), max(high, token.end)
-    return low, high
-
-
 def _neighbours(
     target: Target, new: ReviewedRepair, accepted: Sequence[ReviewedRepair]
 ) -> list[ReviewedRepair]:
     """``new`` and every accepted repair linked to it by touching or shared tokens."""
-    spans = [(r, _token_span(target, r.start or 0, r.end or 0)) for r in accepted]
+    spans = [(r, target.token_span(r.start or 0, r.end or 0)) for r in accepted]
     group = [new]
-    low, high = _token_span(target, new.start or 0, new.end or 0)
+    low, high = target.token_span(new.start or 0, new.end or 0)
     grown = True
     while grown:
         grown = False
