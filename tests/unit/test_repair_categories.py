@@ -10,13 +10,8 @@ from __future__ import annotations
 import pytest
 
 from article_runtime.harness.repairs import apply_repairs, review_repairs
-from article_runtime.model.proposal import Repair, RepairCategory
-
-
-def mojibake(text: str) -> str:
-    """Real mojibake: UTF-8 bytes read back as cp1252."""
-    return text.encode("utf-8").decode("cp1252")
-
+from article_runtime.model.proposal import RepairCategory
+from tests.factories import mojibake, repair
 
 TEXTS: dict[str, dict[str, str]] = {
     "en": {
@@ -182,16 +177,6 @@ REJECTED: list[tuple[str, str, str, str, RepairCategory, str]] = [
 ]
 
 
-def _repair(target: str, original: str, replacement: str, category: RepairCategory) -> Repair:
-    return Repair(
-        target_id=target,
-        original=original,
-        replacement=replacement,
-        category=category,
-        justification="test",
-    )
-
-
 @pytest.mark.parametrize(
     ("language", "target", "original", "replacement", "category", "expected"),
     ACCEPTED + REJECTED,
@@ -205,8 +190,8 @@ def test_each_category_accepts_its_defects_and_nothing_else(
     category: RepairCategory,
     expected: str,
 ) -> None:
-    repair = _repair(target, original, replacement, category)
-    [reviewed] = review_repairs([repair], TEXTS[language], locale=language)
+    proposed = repair(target, original, replacement, category)
+    [reviewed] = review_repairs([proposed], TEXTS[language], locale=language)
     assert reviewed.reason == expected
     assert reviewed.accepted is expected.startswith("accepted_")
 
@@ -219,8 +204,8 @@ def test_every_category_is_shown_accepting_in_every_language() -> None:
 
 def test_a_language_without_a_large_word_list_gets_no_typo_or_word_change() -> None:
     text = {"b": "Ο υπουργός είπε ότι η κυβρένηση θα αποφασίσει. Η κυβέρνηση συνεδριάζει."}
-    typo = _repair("b", "κυβρένηση", "κυβέρνηση", "obvious_typo")
-    join = _repair("b", "θα αποφασίσει", "θααποφασίσει", "spacing")
+    typo = repair("b", "κυβρένηση", "κυβέρνηση", "obvious_typo")
+    join = repair("b", "θα αποφασίσει", "θααποφασίσει", "spacing")
     reasons = [r.reason for r in review_repairs([typo, join], text, locale="el")]
     assert reasons == ["language_not_covered", "language_not_covered"]
     [none] = review_repairs([typo], text, locale=None)
@@ -233,8 +218,8 @@ def test_a_language_without_a_large_word_list_gets_no_typo_or_word_change() -> N
 def test_a_forbidden_punctuation_change_split_in_pieces_is_refused_whole() -> None:
     """Each piece keeps one mark of ``,,`` and passes; together they delete the run."""
     text = {"b": "Os vereadores,,aprovaram o plano."}
-    first = _repair("b", "vereadores,", "vereadores", "punctuation_corruption")
-    second = _repair("b", ",aprovaram", "aprovaram", "punctuation_corruption")
+    first = repair("b", "vereadores,", "vereadores", "punctuation_corruption")
+    second = repair("b", ",aprovaram", "aprovaram", "punctuation_corruption")
     alone = [r.reason for r in review_repairs([second], text, locale="pt")]
     assert alone == ["accepted_punctuation_corruption"]
     reviewed = review_repairs([first, second], text, locale="pt")
@@ -249,8 +234,8 @@ def test_two_typo_fixes_of_one_word_are_judged_as_one_edit() -> None:
     """``hoise``: one half makes ``noise``, the other ``house``; together ``nouse``, two edits
     in five letters."""
     text = {"b": "The hoise."}
-    noise = _repair("b", "ho", "no", "obvious_typo")
-    house = _repair("b", "ise", "use", "obvious_typo")
+    noise = repair("b", "ho", "no", "obvious_typo")
+    house = repair("b", "ise", "use", "obvious_typo")
     alone = [review_repairs([r], text, locale="en")[0].reason for r in (noise, house)]
     assert alone == ["accepted_obvious_typo", "accepted_obvious_typo"]
     reviewed = review_repairs([noise, house], text, locale="en")
@@ -264,9 +249,9 @@ def test_two_typo_fixes_of_one_word_are_judged_as_one_edit() -> None:
 def test_repairs_far_apart_in_one_block_are_judged_apart() -> None:
     text = {"b": "The govenrment and the comittee met,, on Monday."}
     repairs = [
-        _repair("b", "govenrment", "government", "obvious_typo"),
-        _repair("b", "comittee", "committee", "obvious_typo"),
-        _repair("b", "met,,", "met,", "punctuation_corruption"),
+        repair("b", "govenrment", "government", "obvious_typo"),
+        repair("b", "comittee", "committee", "obvious_typo"),
+        repair("b", "met,,", "met,", "punctuation_corruption"),
     ]
     reviewed = review_repairs(repairs, text, locale="en")
     assert all(r.accepted for r in reviewed)
@@ -276,8 +261,8 @@ def test_repairs_far_apart_in_one_block_are_judged_apart() -> None:
 def test_a_typo_beside_a_double_space_both_hold() -> None:
     """Different categories side by side: the second is judged on the text the first left."""
     text = {"b": "The govenrment  announced the plan."}
-    typo = _repair("b", "govenrment", "government", "obvious_typo")
-    space = _repair("b", "  announced", " announced", "spacing")
+    typo = repair("b", "govenrment", "government", "obvious_typo")
+    space = repair("b", "  announced", " announced", "spacing")
     reviewed = review_repairs([typo, space], text, locale="en")
     assert [r.reason for r in reviewed] == ["accepted_obvious_typo", "accepted_spacing"]
     assert apply_repairs(text["b"], reviewed) == "The government announced the plan."
@@ -291,8 +276,8 @@ def test_a_join_and_a_typo_that_each_pass_cannot_make_a_non_word_together(
     fix, both together make ``togather``. Whichever comes second is judged on the text the
     first left, and fails there."""
     text = {"b": "They met to gether on Monday."}
-    join = _repair("b", "to g", "tog", "spacing")
-    typo = _repair("b", "eth", "ath", "obvious_typo")
+    join = repair("b", "to g", "tog", "spacing")
+    typo = repair("b", "eth", "ath", "obvious_typo")
     alone = [review_repairs([r], text, locale="en")[0].reason for r in (join, typo)]
     assert alone == ["accepted_spacing", "accepted_obvious_typo"]
     order = [typo, join] if typo_first else [join, typo]
@@ -305,8 +290,8 @@ def test_a_join_and_a_typo_that_each_pass_cannot_make_a_non_word_together(
 
 def test_an_encoding_fix_and_a_spacing_fix_side_by_side_both_hold() -> None:
     text = {"b": f"A {mojibake('informação')}  chegou ontem."}
-    fix = _repair("b", mojibake("informação"), "informação", "encoding")
-    space = _repair("b", "  chegou", " chegou", "spacing")
+    fix = repair("b", mojibake("informação"), "informação", "encoding")
+    space = repair("b", "  chegou", " chegou", "spacing")
     reviewed = review_repairs([fix, space], text, locale="pt")
     assert [r.reason for r in reviewed] == ["accepted_encoding", "accepted_spacing"]
     assert apply_repairs(text["b"], reviewed) == "A informação chegou ontem."
