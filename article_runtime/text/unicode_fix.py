@@ -11,12 +11,8 @@ from __future__ import annotations
 from article_runtime.text.chars import is_invisible_junk
 from article_runtime.text.segments import nfc
 
-__all__ = ["has_invisible_junk", "unicode_fix"]
+__all__ = ["unicode_fix"]
 
 
 def unicode_fix(text: str) -> str:
     return nfc("".join(ch for ch in text if not is_invisible_junk(ch)))
-
-
-def has_invisible_junk(text: str) -> bool:
-    return any(is_invisible_junk(ch) for ch in text)
