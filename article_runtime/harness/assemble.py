@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
+from functools import cached_property
 
 from article_runtime.harness import document as doc
 from article_runtime.harness import markdown as md
@@ -31,18 +32,22 @@ __all__ = [
 OUTSIDE_TABLE_CELL = "outside_table_cell"  # a repair on a table must lie inside one cell
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Assembly:
     title: str
     subtitle: str | None
     author: str | None
     document: doc.Document
-    markdown: str = field(init=False)  # render(document): nothing else reaches the Markdown
-    body_text: str = field(init=False)  # kept blocks' repaired text, one a line: word counts
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "markdown", md.render(self.document))
-        object.__setattr__(self, "body_text", doc.body_text(self.document))
+    @cached_property
+    def markdown(self) -> str:
+        """``render(document)``: nothing else reaches the Markdown."""
+        return md.render(self.document)
+
+    @cached_property
+    def body_text(self) -> str:
+        """The kept blocks' repaired text, one a line: what word counts see."""
+        return doc.body_text(self.document)
 
 
 def link_boundaries(candidates: CandidateSet, kept_link_ids: Sequence[str]) -> dict[str, list[int]]:
