@@ -41,7 +41,15 @@ from article_runtime.harness.document import (
     Table,
 )
 
-__all__ = ["destination", "escape_text", "link_target", "plain_text", "render", "split_targets"]
+__all__ = [
+    "destination",
+    "escape_text",
+    "link_target",
+    "plain_text",
+    "render",
+    "split_cells",
+    "split_targets",
+]
 
 _REPLACEMENT = "&#xFFFD;"
 _INLINE_SPECIALS = "\\`*_[]<>|~"
@@ -322,8 +330,8 @@ def _inline_text(markdown: str) -> str:
     return "".join(out)
 
 
-def _cells(row: str) -> list[str]:
-    """A table row's cells, cut at unescaped pipes, without the one space of padding."""
+def split_cells(row: str) -> list[str]:
+    """A table row's cells, cut at unescaped pipes (cells escape theirs), padding kept."""
     cells: list[str] = []
     start, i = 0, 0
     while i < len(row):
@@ -335,8 +343,7 @@ def _cells(row: str) -> list[str]:
             start = i + 1
         i += 1
     cells.append(row[start:])
-    inner = cells[1:-1] if len(cells) > 2 else cells
-    return [c.removeprefix(" ").removesuffix(" ") for c in inner]
+    return cells[1:-1] if len(cells) > 2 else cells
 
 
 def _list_item(line: str) -> str | None:
@@ -356,7 +363,8 @@ def _chunk_text(lines: list[str]) -> list[str]:
         return lines[1:-1] if closed else lines[1:]
     if first.startswith("| "):
         rows = [lines[0], *lines[2:]]
-        return [" ".join(t for t in map(_inline_text, _cells(r)) if t) for r in rows]
+        cells = ([c.removeprefix(" ").removesuffix(" ") for c in split_cells(r)] for r in rows)
+        return [" ".join(t for t in map(_inline_text, row) if t) for row in cells]
     if first.startswith("#"):
         return [_inline_text(first.lstrip("#").removeprefix(" "))]
     if first.startswith("> "):

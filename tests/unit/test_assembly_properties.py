@@ -21,7 +21,7 @@ from article_runtime.errors import NoValidProposal
 from article_runtime.harness import document as doc
 from article_runtime.harness.assemble import OUTSIDE_TABLE_CELL, assemble, renderable
 from article_runtime.harness.grounding import check_grounding
-from article_runtime.harness.pipeline import validate
+from article_runtime.harness.pipeline import run_hygiene_harness, validate
 from article_runtime.harness.repairs import ReviewedRepair, apply_repairs
 from article_runtime.model import (
     Block,
@@ -268,6 +268,35 @@ def test_an_accepted_repair_is_rendered_or_refused_never_ignored(
             assert i in on_screen, (block, sources[(i, "text")])
 
 
+def _only(block: Block) -> tuple[CandidateSet, HygieneProposal]:
+    """A page of one block, and the proposal keeping it."""
+    title = MetadataCandidate(id="t1", text="T", source="h1")
+    cs = CandidateSet(
+        blocks=[block], metadata_candidates=MetadataCandidates(title=[title]), decisions=Decisions()
+    )
+    proposal = HygieneProposal(
+        title_candidate_id="t1",
+        subtitle_candidate_id=None,
+        author_candidate_id=None,
+        kept_block_ids=[block.id],
+        kept_link_ids=[],
+        kept_image_ids=[],
+        repairs=[],
+    )
+    return cs, proposal
+
+
+def _accepted(block: Block, original: str, replacement: str) -> ReviewedRepair:
+    repair = Repair(
+        target_id=block.id,
+        original=original,
+        replacement=replacement,
+        category="punctuation_corruption",
+        justification="x",
+    )
+    return ReviewedRepair(repair, True, "accepted", block.text.index(original))
+
+
 def test_a_repair_inside_a_table_cell_is_rendered_and_one_across_cells_refused() -> None:
     rows = [["Time", "Score"], ["Flamengo", "3-1"]]
     table = Block(
@@ -278,85 +307,49 @@ def test_a_repair_inside_a_table_cell_is_rendered_and_one_across_cells_refused()
         container_id="c1",
         extractors=["dom"],
     )
-    inside = Repair(
-        target_id="b1",
-        original="Flamengo",
-        replacement="Flamengo!",
-        category="spacing",
-        justification="x",
-    )
-    across = Repair(
-        target_id="b1",
-        original="Score Flamengo",
-        replacement="Score  Flamengo",
-        category="spacing",
-        justification="x",
-    )
-    reviews = [
-        ReviewedRepair(inside, True, "accepted_spacing", 11),
-        ReviewedRepair(across, True, "accepted_spacing", 5),
-    ]
-    judged = renderable({"b1": table}, {}, reviews)
+    inside, across = _accepted(table, "Flamengo", "Flamengo!"), _accepted(table, "e F", "e; F")
+    judged = renderable({"b1": table}, {}, [inside, across])
     assert [(r.accepted, r.reason) for r in judged] == [
-        (True, "accepted_spacing"),
+        (True, "accepted"),
         (False, OUTSIDE_TABLE_CELL),
     ]
-    cs = CandidateSet(
-        blocks=[table],
-        metadata_candidates=MetadataCandidates(
-            title=[MetadataCandidate(id="t1", text="T", source="h1")]
-        ),
-        decisions=Decisions(),
-    )
-    proposal = HygieneProposal(
-        title_candidate_id="t1",
-        subtitle_candidate_id=None,
-        author_candidate_id=None,
-        kept_block_ids=["b1"],
-        kept_link_ids=[],
-        kept_image_ids=[],
-        repairs=[],
-    )
-    markdown = assemble(cs, proposal, {"b1": [judged[0]]}).markdown
-    assert parse(markdown) == [
-        (
-            "table",
-            [[(("Time", None),), (("Score", None),)], [(("Flamengo!", None),), (("3-1", None),)]],
-        )
-    ]
+    cs, proposal = _only(table)
+    cells = [[(("Time", None),), (("Score", None),)], [(("Flamengo!", None),), (("3-1", None),)]]
+    assert parse(assemble(cs, proposal, {"b1": [judged[0]]}).markdown) == [("table", cells)]
 
 
 def test_a_repair_on_a_code_block_is_rendered() -> None:
     code = Block(
-        id="b1", type="code", text="let x = 1;;\nprint(x)", container_id="c1", extractors=[]
+        id="b1", type="code", text="let x = 1;;\nprint(x)", container_id="c", extractors=[]
     )
-    fix = Repair(
+    cs, proposal = _only(code)
+    assembly = assemble(cs, proposal, {"b1": [_accepted(code, ";;", ";")]})
+    assert parse(assembly.markdown) == [("code", "let x = 1;\nprint(x)\n")]
+
+
+def test_what_the_harness_logs_as_applied_is_what_it_renders() -> None:
+    """End to end: a repair on code is either applied in the rendered code or logged rejected."""
+    text = "print(x);; # done right, and then the loop runs over every row of the table once more"
+    code = Block(id="b1", type="code", text=text, container_id="c", extractors=[])
+    cs, proposal = _only(code)
+    repair = Repair(
         target_id="b1",
         original=";;",
         replacement=";",
         category="punctuation_corruption",
-        justification="x",
+        justification="doubled semicolon",
     )
-    cs = CandidateSet(
-        blocks=[code],
-        metadata_candidates=MetadataCandidates(
-            title=[MetadataCandidate(id="t1", text="T", source="h1")]
-        ),
-        decisions=Decisions(),
+    result = run_hygiene_harness(
+        cs,
+        proposal.model_copy(update={"repairs": [repair]}),
+        source_html=b"",
+        path="primary",
+        source="x",
     )
-    proposal = HygieneProposal(
-        title_candidate_id="t1",
-        subtitle_candidate_id=None,
-        author_candidate_id=None,
-        kept_block_ids=["b1"],
-        kept_link_ids=[],
-        kept_image_ids=[],
-        repairs=[],
-    )
-    review = ReviewedRepair(fix, True, "accepted_punctuation_corruption", 9)
-    assert parse(assemble(cs, proposal, {"b1": [review]}).markdown) == [
-        ("code", "let x = 1;\nprint(x)\n")
-    ]
+    assert result.article is not None
+    applied = bool(result.repairs.applied)
+    shown = text.replace(";;", ";") if applied else text
+    assert parse(result.article.markdown) == [("code", shown + "\n")]
 
 
 # --- the deterministic path -----------------------------------------------------------------
