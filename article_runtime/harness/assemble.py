@@ -11,6 +11,7 @@ would straddle a link's anchor edge or a table cell cannot be shown as the log w
 
 from __future__ import annotations
 
+import bisect
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -98,26 +99,40 @@ def _anchors(block: Block, links: Iterable[LinkCandidate]) -> list[LinkCandidate
     return shown
 
 
+def _shown_spans(block: Block, links: Sequence[LinkCandidate]) -> list[tuple[int, int]]:
+    """The spans of the block's text that render as one piece each, in order."""
+    cells = _cell_spans(block)
+    if cells is not None:
+        return [span for row in cells for span in row if span[1] > span[0]]
+    cuts = sorted({0, len(block.text)} | {e for ln in _anchors(block, links) for e in _edges(ln)})
+    return list(itertools.pairwise(cuts))
+
+
 def renderable(
     blocks: Mapping[str, Block],
     links: Mapping[str, Sequence[LinkCandidate]],
     reviews: Sequence[ReviewedRepair],
 ) -> list[ReviewedRepair]:
-    """``reviews`` with every accepted repair that assembly could not show as applied refused.
+    """``reviews`` with every accepted repair that assembly could not show as applied refused:
+    one must lie inside one shown piece (a table cell, the text between link anchor edges).
 
     ``blocks``: the kept blocks by ID; ``links``: the kept links by block ID.
     """
+    spans: dict[str, tuple[list[int], list[int]]] = {}  # block ID -> (starts, ends)
     out: list[ReviewedRepair] = []
     for r in reviews:
         block = blocks.get(r.repair.target_id)
         if r.accepted and r.start is not None and block is not None:
-            start, end = r.start, r.start + len(r.repair.original)
-            cells = _cell_spans(block)
-            edges = [e for ln in _anchors(block, links.get(block.id, ())) for e in _edges(ln)]
-            if cells is not None and not any(a <= start and end <= b for a, b in _flat(cells)):
-                r = replace(r, accepted=False, reason=OUTSIDE_TABLE_CELL)
-            elif any(start < edge < end for edge in edges):
-                r = replace(r, accepted=False, reason=CROSSES_LINK_BOUNDARY)
+            if block.id not in spans:
+                shown = _shown_spans(block, links.get(block.id, ()))
+                spans[block.id] = ([a for a, _ in shown], [b for _, b in shown])
+            starts, ends = spans[block.id]
+            k = bisect.bisect_right(starts, r.start) - 1
+            if k < 0 or r.start + len(r.repair.original) > ends[k]:
+                table = block.type == "table" and _cell_spans(block) is not None
+                r = replace(
+                    r, accepted=False, reason=OUTSIDE_TABLE_CELL if table else CROSSES_LINK_BOUNDARY
+                )
         out.append(r)
     return out
 
@@ -126,21 +141,19 @@ def _edges(ln: LinkCandidate) -> tuple[int, int]:
     return ln.start, ln.start + len(ln.text)
 
 
-def _flat(cells: list[list[tuple[int, int]]]) -> list[tuple[int, int]]:
-    return [span for row in cells for span in row]
-
-
 @dataclass(frozen=True, slots=True)
 class _Repaired:
     """A block's text after its accepted repairs, and where each original offset moved."""
 
     key: doc.SourceKey
     text: str
-    shifts: tuple[tuple[int, int], ...]  # (original end of a repair, length change), in order
+    ends: tuple[int, ...]  # original end of each applied repair, in order
+    moved: tuple[int, ...]  # length change of the text up to and including each repair
 
     def at(self, offset: int) -> int:
         """The repaired offset of an original offset no repair straddles."""
-        return offset + sum(delta for end, delta in self.shifts if end <= offset)
+        k = bisect.bisect_right(self.ends, offset)
+        return offset + (self.moved[k - 1] if k else 0)
 
     def piece(self, start: int, end: int, href: str | None = None) -> doc.Piece:
         a, b = self.at(start), self.at(end)
@@ -149,11 +162,10 @@ class _Repaired:
 
 def _repaired(block: Block, repairs: Sequence[ReviewedRepair]) -> _Repaired:
     applied = sorted((r for r in repairs if r.accepted and r.start is not None), key=_start)
-    shifts = tuple(
-        (_start(r) + len(r.repair.original), len(r.repair.replacement) - len(r.repair.original))
-        for r in applied
-    )
-    return _Repaired((block.id, "text"), apply_repairs(block.text, applied), shifts)
+    ends = tuple(_start(r) + len(r.repair.original) for r in applied)
+    deltas = (len(r.repair.replacement) - len(r.repair.original) for r in applied)
+    text = apply_repairs(block.text, applied)
+    return _Repaired((block.id, "text"), text, ends, tuple(itertools.accumulate(deltas)))
 
 
 def _start(r: ReviewedRepair) -> int:
