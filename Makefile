@@ -26,7 +26,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-## Extraction benchmark over ../shared/bench and ../shared/samples-multilingual (prints a table).
+## Extraction benchmark over ../shared/bench, ../shared/samples-multilingual and samples/ (prints a table).
 bench: $(STAMP)
 	$(BIN)/python -m bench.run
 

@@ -487,19 +487,19 @@ def test_a_failing_deterministic_rung_ends_the_ladder(case: CaseArticle) -> None
     assert (event["stage"], event["kind"], event["reason"]) == (
         "assembly",
         "terminal",
-        "no_body_blocks",
+        "content_too_short",  # even widened to every block, a newsletter box is too short
     )
     assert event["next_attempt"] is None and event["retry"] is None
     assert event["attempts_so_far"] == 3
     want = [
         ("runtime_primary", "invalid", "unknown_block_id"),
         ("runtime_fallback", "invalid", "invalid_json"),
-        ("deterministic", "invalid", "no_body_blocks"),
+        ("deterministic", "invalid", "content_too_short"),
     ]
     assert roles_and_reasons(event["attempts"]) == want
     assert after == {
         "awaiting": None,
-        "settled": "terminal:no_body_blocks",
+        "settled": "terminal:content_too_short",
         "attempts": [*prior, event["attempts"][-1]],
         "version": record["html_hash"],
     }
@@ -522,10 +522,10 @@ def test_without_models_the_ladder_is_the_deterministic_rung_alone(case: CaseArt
     event = only(emits, ARTICLE_COMPENSATION)
     assert (event["kind"], event["reason"], event["attempts_so_far"]) == (
         "terminal",
-        "no_body_blocks",
+        "content_too_short",
         1,
     )
-    assert state is not None and state["settled"] == "terminal:no_body_blocks"
+    assert state is not None and state["settled"] == "terminal:content_too_short"
 
 
 def test_a_model_proposal_after_providers_went_away_skips_to_the_deterministic_rung(
