@@ -41,7 +41,7 @@ $(PROMPTFOO): evals/package.json evals/package-lock.json
 
 evals-install: $(PROMPTFOO)
 
-## Promptfoo suites offline: stored answers, every assertion must give its expected verdict.
+## Promptfoo suites offline: every stored answer must get its labelled verdict (evals/README.md).
 evals: $(STAMP) $(PROMPTFOO)
 	$(BIN)/python -m evals.run
 
