@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 from fastavro import parse_schema, schemaless_writer
 
-from streams.codec import AVRO_DIR, MAGIC, AvroCodec, DecodeError, EncodeError
+from article_runtime.resources import AVRO_DIR
+from streams.codec import MAGIC, AvroCodec, DecodeError, EncodeError
 from streams.compensation import compensation_event, undecodable
 from streams.topics import PARTITIONS, TOPICS
 
@@ -398,3 +399,11 @@ def test_topics_are_co_partitioned_and_have_schemas(codec: AvroCodec) -> None:
     assert len({topic.name for topic in TOPICS}) == len(TOPICS) == 7
     assert {topic.partitions for topic in TOPICS} == {PARTITIONS}
     assert sorted(topic.schema for topic in TOPICS) == codec.schema_names
+
+
+def test_a_codec_without_its_schemas_refuses_to_start(tmp_path: Path) -> None:
+    """An install missing its package data must stop at start-up, not decode nothing."""
+    from article_runtime.errors import ContractError
+
+    with pytest.raises(ContractError, match="no Avro schema"):
+        AvroCodec(tmp_path)

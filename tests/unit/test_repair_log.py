@@ -12,7 +12,8 @@ from fastavro.schema import fingerprint, to_parsing_canonical_form
 
 from article_runtime.harness.pipeline import run_hygiene_harness
 from article_runtime.hygiene import summarize
-from streams.codec import AVRO_DIR, MAGIC, AvroCodec
+from article_runtime.resources import AVRO_DIR
+from streams.codec import MAGIC, AvroCodec
 from streams.records import assembled_record
 from tests.factories import candidate_set, proposal
 

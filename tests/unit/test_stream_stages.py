@@ -32,7 +32,8 @@ from article_runtime.llm.policy import LLMRuntime
 from article_runtime.llm.prompts import load_prompt
 from article_runtime.llm.providers import ProviderConfig
 from article_runtime.model import AssembledArticle, AttemptRecord, CandidateSet, FeedMetadata, Usage
-from streams.codec import AVRO_DIR, AvroCodec
+from article_runtime.resources import AVRO_DIR
+from streams.codec import AvroCodec
 from streams.compensation import compensation_event
 from streams.follow import ArticleOutcome
 from streams.records import assembled_article, assembled_record, enrichment_content_hash
