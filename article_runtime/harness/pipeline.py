@@ -37,6 +37,7 @@ def _decision(r: ReviewedRepair) -> RepairDecision:
         category=r.repair.category,
         decision="applied" if r.accepted else "rejected",
         reason=r.reason,
+        justification=r.repair.justification,
     )
 
 

@@ -30,6 +30,7 @@ class RepairDecision(Frozen):
     category: str
     decision: Literal["applied", "rejected"]
     reason: str
+    justification: str | None = None  # the model's own words, kept for the decision log (8.2)
 
 
 class RepairLog(Frozen):

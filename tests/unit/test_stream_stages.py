@@ -30,7 +30,7 @@ from article_runtime.llm.policy import LLMRuntime
 from article_runtime.llm.prompts import load_prompt
 from article_runtime.llm.providers import ProviderConfig
 from article_runtime.model import AssembledArticle, AttemptRecord, CandidateSet, FeedMetadata, Usage
-from streams.codec import AVRO_DIR
+from article_runtime.resources import AVRO_DIR
 from streams.compensation import compensation_event
 from streams.follow import ArticleOutcome
 from streams.reader import RecordUnavailable
@@ -471,20 +471,20 @@ def test_a_failing_deterministic_rung_ends_the_ladder(case: CaseArticle) -> None
     assert (event["stage"], event["kind"], event["reason"]) == (
         "assembly",
         "terminal",
-        "no_body_blocks",
+        "content_too_short",  # even widened to every block, a newsletter box is too short
     )
     assert event["next_attempt"] is None and event["retry"] is None
     assert event["attempts_so_far"] == 3
     want = [
         ("runtime_primary", "invalid", "unknown_block_id"),
         ("runtime_fallback", "invalid", "invalid_json"),
-        ("deterministic", "invalid", "no_body_blocks"),
+        ("deterministic", "invalid", "content_too_short"),
     ]
     assert roles_and_reasons(event["attempts"]) == want
     assert after == {
         **state,
         "awaiting": None,
-        "settled": "terminal:no_body_blocks",
+        "settled": "terminal:content_too_short",
         "attempts": [],
     }
     assert compensation_step(event) == []  # terminal: the ladder ends here
@@ -506,10 +506,10 @@ def test_without_models_the_ladder_is_the_deterministic_rung_alone(case: CaseArt
     event = only(emits, ARTICLE_COMPENSATION)
     assert (event["kind"], event["reason"], event["attempts_so_far"]) == (
         "terminal",
-        "no_body_blocks",
+        "content_too_short",
         1,
     )
-    assert state is not None and state["settled"] == "terminal:no_body_blocks"
+    assert state is not None and state["settled"] == "terminal:content_too_short"
 
 
 def test_a_model_proposal_after_providers_went_away_skips_to_the_deterministic_rung(
