@@ -16,12 +16,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urljoin, urlsplit
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from article_runtime.candidates.dates import date_from_html, normalize_date
 from article_runtime.candidates.jsonld import article_objects, jsonld_objects, person_names, texts
+from article_runtime.candidates.urls import absolute_url, is_url
 from article_runtime.model.candidates import (
     Decisions,
     FeedMetadata,
@@ -231,11 +231,6 @@ _SUBTITLE_ORDER: tuple[tuple[str, Source], ...] = (
 # --- authors -----------------------------------------------------------------------------
 
 
-def _is_url(text: str) -> bool:
-    parts = urlsplit(text.strip())
-    return bool(parts.scheme and parts.netloc)
-
-
 def _jsonld_authors(*, people: bool) -> Source:
     """Authors of the first article object that names any.
 
@@ -248,7 +243,7 @@ def _jsonld_authors(*, people: bool) -> Source:
             names = [
                 name
                 for name in person_names(obj.get("author"), page.objects, people=people)
-                if name.strip() and not _is_url(name)
+                if name.strip() and not is_url(name)
             ]
             if names:
                 if len(names) > 1:
@@ -262,7 +257,7 @@ def _jsonld_authors(*, people: bool) -> Source:
 def _meta_authors(page: _Page) -> Iterable[str]:
     keys = ("author", "article:author", "dc.creator", "dcterms.creator", "parsely-author")
     for key in keys:
-        yield from (value for value in page.metas.get(key, []) if not _is_url(value))
+        yield from (value for value in page.metas.get(key, []) if not is_url(value))
 
 
 def _itemprop_authors(page: _Page) -> Iterable[str]:
@@ -359,19 +354,7 @@ def _source_url(page: _Page, page_url: str | None) -> tuple[str | None, str | No
     )
     for name, values in tried:
         for value in values:
-            absolute = _absolute(value, page_url)
+            absolute = absolute_url(value, page_url)
             if absolute is not None:
                 return absolute, name
     return None, None
-
-
-def _absolute(value: str, base: str | None) -> str | None:
-    value = value.strip()
-    if not value:
-        return None
-    if base is not None and _absolute(base, None) is not None:
-        value = urljoin(base, value)
-    parts = urlsplit(value)
-    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
-        return None
-    return value

@@ -14,11 +14,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
-from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
 from article_runtime import contracts
+from article_runtime.candidates.urls import is_url
 from article_runtime.harness.assemble import Assembly, assemble, link_boundaries
 from article_runtime.harness.grounding import check_grounding
 from article_runtime.harness.repairs import ReviewedRepair, apply_repairs, review_repairs
@@ -137,13 +137,13 @@ def links_and_images(run: Run) -> None:
 
 
 def _urls(text: str) -> set[str]:
-    """Whitespace-separated pieces that parse as absolute URLs (urllib, not a pattern)."""
-    found = set()
-    for piece in text.split():
-        parts = urlsplit(piece.strip("()<>[]\"'.,;"))
-        if (parts.scheme and parts.netloc) or piece.lower().startswith("www."):
-            found.add(piece)
-    return found
+    """Whitespace-separated pieces that read as absolute URLs (urllib, not a pattern); one
+    too broken to parse still counts."""
+    return {
+        piece
+        for piece in text.split()
+        if is_url(piece.strip("()<>[]\"'.,;")) or piece.lower().startswith("www.")
+    }
 
 
 def repairs(run: Run) -> None:
