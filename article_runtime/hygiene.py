@@ -7,10 +7,10 @@ through that harness too. Without providers, the deterministic path alone.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
+from article_runtime import bounded_json
 from article_runtime.extract import deterministic_article
 from article_runtime.harness.pipeline import HarnessResult, run_hygiene_harness
 from article_runtime.llm.policy import LLMRuntime, Verdict, serves
@@ -46,7 +46,7 @@ def summarize(result: HarnessResult) -> ValidationSummary:
 
 def _parsed(content: str) -> Any:
     try:
-        return json.loads(content)
+        return bounded_json.loads(content)
     except ValueError:
         return content[:2000]
 

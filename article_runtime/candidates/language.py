@@ -7,13 +7,12 @@ disagrees wins; a hesitant one defers to the declaration.
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Iterator
 
 from py3langid.langid import MODEL_FILE, LanguageIdentifier
 from selectolax.lexbor import LexborHTMLParser
 
-from article_runtime.candidates.jsonld import JSONLD_SCRIPTS
+from article_runtime.candidates.jsonld import JSONLD_SCRIPTS, parse_jsonld
 from article_runtime.text.segments import normalize_space
 
 __all__ = ["CONFIDENT", "MAX_SAMPLE_CHARS", "MIN_SAMPLE_LETTERS", "decide_language"]
@@ -102,10 +101,7 @@ def _jsonld_languages(tree: LexborHTMLParser) -> list[str]:
     for script in tree.css(JSONLD_SCRIPTS):
         if (script.attributes.get("type") or "").strip().lower() != "application/ld+json":
             continue
-        try:
-            data = json.loads(script.text(deep=True), strict=False)
-        except (ValueError, RecursionError):
-            continue
+        data = parse_jsonld(script.text(deep=True))
         items = data if isinstance(data, list) else [data]
         for item in items:
             if not isinstance(item, dict):

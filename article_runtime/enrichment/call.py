@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from article_runtime import bounded_json
 from article_runtime.enrichment.blocks import build_enrichment_input
 from article_runtime.enrichment.harness import validate_enrichment
 from article_runtime.enrichment.model import (
@@ -38,7 +38,7 @@ def _judge(inp: EnrichmentInput) -> Validator[EnrichmentProposal]:
             reason=verdict.report.reason,
         )
         try:
-            answer: Any = json.loads(content)
+            answer: Any = bounded_json.loads(content)
         except ValueError:
             answer = content[:2000]
         return Verdict(verdict.proposal, verdict.report.reason, summary, answer)
