@@ -76,16 +76,23 @@ _SPECIAL = _set(
     "plaintext pre script search section select source style summary table tbody td template "
     "textarea tfoot th thead title tr track ul wbr xmp"
 )
-# MathML and SVG elements that are special, scope boundaries and integration points.
-_SPECIAL_FOREIGN = _set("mi mo mn ms mtext annotation-xml foreignobject desc title")
-_INTEGRATION = _SPECIAL_FOREIGN
-_DEFAULT_SCOPE = _set("applet caption html table td th marquee object template")
+# MathML and SVG elements that are special, scope boundaries and integration points: HTML
+# is parsed inside them.
+_INTEGRATION = {
+    "math": _set("mi mo mn ms mtext annotation-xml"),
+    "svg": _set("foreignobject desc title"),
+}
+_INTEGRATION_POINTS = frozenset(
+    f"{ns}:{name}" for ns, names in _INTEGRATION.items() for name in names
+)
+_DEFAULT_SCOPE = _set("applet caption html table td th marquee object template select")
 _BREAKOUT = _set(
     "b big blockquote body br center code dd div dl dt em embed h1 h2 h3 h4 h5 h6 head hr i img "
     "li listing menu meta nobr ol p pre ruby s small span strong strike sub sup table tt u ul "
     "var"
 )
 _RUBY_IMPLIED = _set("rb rp rt rtc")
+_IMPLIED_END = _RUBY_IMPLIED | _set("dd dt li optgroup option p")
 _FOREIGN_ROOTS = _set("svg math")
 # Scope kinds: which boundary elements stop the search for an element "in scope".
 _SCOPES: dict[str, frozenset[str]] = {
@@ -101,7 +108,7 @@ _NO_RECONSTRUCT = (
     | _IGNORED_IN_BODY
     | _RUBY_IMPLIED
     | _TABLE_PARTS
-    | _set("li dd dt table template textarea iframe noembed noframes noscript plaintext")
+    | _set("li dd dt table template textarea iframe noembed noframes plaintext")
     | _set("script style title")
 )
 
@@ -117,7 +124,7 @@ class _Stack:
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.names: list[str] = []
-        self.foreign: list[bool] = []
+        self.foreign: list[str] = []  # the namespace: "" for HTML, else "svg" or "math"
         self.serials: list[int] = []
         self.groups: list[tuple[list[int], ...]] = []  # the position lists each element is in
         self.open: set[int] = set()
@@ -131,15 +138,16 @@ class _Stack:
         self.deepest = 0
         self.children: list[int] = [0]  # element children of body, then of each open element
         self.widest = 0
-        self._groups: dict[tuple[str, bool], tuple[list[int], ...]] = {}
+        self.form_open = False  # the parser's "form element pointer" is set
+        self._groups: dict[tuple[str, str], tuple[list[int], ...]] = {}
 
-    def _groups_of(self, name: str, foreign: bool) -> tuple[list[int], ...]:
+    def _groups_of(self, name: str, foreign: str) -> tuple[list[int], ...]:
         """The position lists an element of this name and namespace belongs to (cached)."""
         key = (name, foreign)
         groups = self._groups.get(key)
         if groups is None:
-            special = name in _SPECIAL_FOREIGN if foreign else name in _SPECIAL
-            found = [self.at[name]]
+            special = name in _INTEGRATION[foreign] if foreign else name in _SPECIAL
+            found = [self.at[f"{foreign}:{name}" if foreign else name]]
             for kind, boundary in _SCOPES.items():
                 if (foreign and special and kind != "table") or (not foreign and name in boundary):
                     found.append(self.bounds[kind])
@@ -152,7 +160,7 @@ class _Stack:
             groups = self._groups[key] = tuple(found)
         return groups
 
-    def push(self, name: str, foreign: bool = False) -> int:
+    def push(self, name: str, foreign: str = "") -> int:
         index = len(self.names)
         if index >= self.limit:
             raise InputError("html_too_deep", f"more than {self.limit} nested elements")
@@ -163,7 +171,7 @@ class _Stack:
         groups = self._groups_of(name, foreign)
         for positions in groups:
             positions.append(index)
-        self.names.append(name)
+        self.names.append(f"{foreign}:{name}" if foreign else name)
         self.foreign.append(foreign)
         self.serials.append(serial)
         self.groups.append(groups)
@@ -206,10 +214,15 @@ class _Stack:
         return index
 
     def current(self) -> str:
+        """The current node's name; SVG and MathML names carry their namespace (``svg:g``)."""
         return self.names[-1] if self.names else ""
 
     def current_foreign(self) -> bool:
-        return bool(self.foreign) and self.foreign[-1]
+        """Whether the current node is SVG or MathML, not an integration point: where start
+        tags make foreign elements and ``/>`` closes them."""
+        if not self.foreign or not self.foreign[-1]:
+            return False
+        return self.names[-1] not in _INTEGRATION_POINTS
 
     # -- the list of active formatting elements --------------------------------------------
 
@@ -271,33 +284,56 @@ class _Entry(NamedTuple):
 
 def _start(stack: _Stack, name: str, self_closing: bool, attributes: str) -> None:
     """What an HTML start tag does to the stack (WHATWG "in body", simplified)."""
-    if stack.current_foreign() and stack.current() not in _INTEGRATION:
+    if stack.current_foreign():
         if name not in _BREAKOUT:
             if self_closing:
                 stack.child()
             else:
-                stack.push(name, foreign=True)
+                stack.push(name, foreign=stack.foreign[-1])
             return
-        while stack.current_foreign() and stack.current() not in _INTEGRATION:
+        while stack.current_foreign():
+            stack.pop()
+    if name in ("input", "keygen", "textarea", "select") and stack.in_scope("select") >= 0:
+        _close(stack, stack.in_scope("select"))  # these close an open select
+        if name == "select":
+            return
+    if name in ("a", "nobr"):
+        _close_formatting(stack, name)
+    elif name == "button":
+        _close(stack, stack.in_scope("button"))
+    elif name in ("option", "optgroup"):
+        if stack.top("select") >= 0:  # implied end tags (an open optgroup holds options)
+            kept = "optgroup" if name == "option" else ""
+            while stack.current() in _IMPLIED_END and stack.current() != kept:
+                stack.pop()
+        elif stack.current() == "option":
             stack.pop()
     if name not in _NO_RECONSTRUCT:
-        if name in ("a", "nobr"):
-            _close_formatting(stack, name)
         stack.reconstruct()
     if name in ("svg", "math"):
         if self_closing:
             stack.child()
         else:
-            stack.push(name, foreign=True)
+            stack.push(name, foreign=name)
         return
     if name in _IGNORED_IN_BODY:
         return
+    if name == "col" and stack.in_scope("table", "table") >= 0:
+        _table_part(stack, "colgroup")
+        stack.child()
+        return
     if name in _VOID:
+        if name == "hr":
+            _close(stack, stack.in_scope("p", "button"))
         stack.child()
         return
     if name in _FORMATTING:
         stack.push_formatting(name, attributes.strip(_WS + "/"))
         return
+    if name == "form":
+        if stack.form_open and stack.top("template") < 0:
+            return  # a form inside a form is dropped
+        stack.form_open = True
     if name in _CLOSES_P:
         _close(stack, stack.in_scope("p", "button"))
         if name in _HEADINGS and stack.current() in _HEADINGS:
@@ -308,16 +344,10 @@ def _start(stack: _Stack, name: str, self_closing: bool, attributes: str) -> Non
     elif name in ("dd", "dt"):
         _close_item(stack, ("dd", "dt"))
         _close(stack, stack.in_scope("p", "button"))
-    elif name == "button":
-        _close(stack, stack.in_scope("button"))
-    elif name in ("option", "optgroup"):
-        if stack.current() == "option":
-            stack.pop()
     elif name in _RUBY_IMPLIED:
-        if stack.in_scope("ruby") >= 0:
-            while stack.current() in _RUBY_IMPLIED and not (
-                name in ("rb", "rtc") or stack.current() == "rtc"
-            ):
+        if stack.in_scope("ruby") >= 0:  # implied end tags (but an rtc holds rt and rp)
+            kept = "rtc" if name in ("rt", "rp") else ""
+            while stack.current() in _IMPLIED_END and stack.current() != kept:
                 stack.pop()
     elif name in _TABLE_PARTS:
         _table_part(stack, name)
@@ -370,6 +400,8 @@ def _table_part(stack: _Stack, name: str) -> None:
     if table < 0:
         return  # outside a table these tags are ignored
     if name in _TABLE_SECTIONS or name in ("caption", "colgroup"):
+        if name == "colgroup" and stack.current() == "colgroup":
+            return
         _close(stack, table + 1)
         stack.push(name)
         if name == "caption":
@@ -392,11 +424,18 @@ def _table_part(stack: _Stack, name: str) -> None:
 
 def _end(stack: _Stack, name: str) -> None:
     """What an end tag does to the stack."""
-    if stack.current_foreign():
-        index = stack.top(name)
-        if index >= 0 and stack.foreign[index] and (not stack.html or stack.html[-1] < index):
-            stack.pop_to(index)
-            return
+    if stack.foreign and stack.foreign[-1]:  # integration points too: only their start tags
+        if name in ("p", "br"):  # a breakout, as its start tag would be
+            while stack.current_foreign():
+                stack.pop()
+        else:
+            index = max(stack.top(f"svg:{name}"), stack.top(f"math:{name}"))
+            if index >= 0 and (not stack.html or stack.html[-1] < index):
+                stack.pop_to(index)
+                return
+    if name == "br":
+        _start(stack, "br", False, "")
+        return
     if name == "p":
         _close(stack, stack.in_scope("p", "button"))
     elif name in _HEADINGS:
@@ -405,6 +444,17 @@ def _end(stack: _Stack, name: str) -> None:
         _close(stack, stack.in_scope("li", "list"))
     elif name == "template":
         _close(stack, stack.top("template"))
+    elif name == "noscript":
+        # Before the body a <noscript> belongs to the head and its end tag is then ignored
+        # in the body; closing only a current noscript can only leave more open.
+        if stack.current() == "noscript":
+            stack.pop()
+    elif name == "form":
+        # The parser takes the form out of the stack and leaves what is above it open; this
+        # model can only pop from the top, so a misnested form stays open (more depth).
+        stack.form_open = False
+        if stack.current() == "form":
+            stack.pop()
     elif name in _FORMATTING:
         _close_formatting(stack, name)
     elif name in ("table", "tr", "td", "th", "caption", "colgroup") or name in _TABLE_SECTIONS:
@@ -561,31 +611,29 @@ def scan_page(html: str, limit: int = MAX_DEPTH, max_elements: int = MAX_ELEMENT
             if elements > max_elements:
                 raise InputError("too_many_elements", f"more than {max_elements} elements")
             name, name_end = names.read(pos + 1)
-            foreign = stack.foreign[-1] if stack.foreign else False
-            pos, self_closing = _tag_end(html, name_end, end, foreign or name in _FOREIGN_ROOTS)
+            slash = stack.current_foreign() or name in _FOREIGN_ROOTS
+            pos, self_closing = _tag_end(html, name_end, end, slash)
             attributes = html[name_end : pos - 1] if name in _FORMATTING else ""
             _start(stack, name, self_closing, attributes)
-            if name in _RAW_TEXT and stack.current() == name and not stack.current_foreign():
+            html_element = stack.current() == name and not stack.foreign[-1]
+            if name in _RAW_TEXT and html_element:
                 stack.pop()
                 pos = _raw_text_end(html, pos, name)
-            elif name == "plaintext" and not stack.current_foreign():
+            elif name == "plaintext" and html_element:
                 break  # everything after it is text
         elif nxt == "/":
             after = html[pos + 2 : pos + 3]
             if "a" <= after <= "z" or "A" <= after <= "Z":
                 name, name_end = names.read(pos + 2)
                 pos = _tag_end(html, name_end, end, slash=False)[0]
-                if name == "br":
-                    _start(stack, "br", False, "")
-                else:
-                    _end(stack, name)
+                _end(stack, name)
             else:
                 close = html.find(">", pos + 2)
                 pos = end if close < 0 else close + 1
         elif nxt == "!":
             if html.startswith("--", pos + 2):
                 pos = _comment_end(html, pos + 4)
-            elif stack.current_foreign() and html.startswith("[CDATA[", pos + 2):
+            elif stack.foreign and stack.foreign[-1] and html.startswith("[CDATA[", pos + 2):
                 close = html.find("]]>", pos + 9)
                 pos = end if close < 0 else close + 3
             else:
@@ -600,6 +648,8 @@ def scan_page(html: str, limit: int = MAX_DEPTH, max_elements: int = MAX_ELEMENT
             continue
         text_from = pos
         pos = html.find("<", pos)
+    if 0 <= text_from < end and stack.formatting:
+        stack.reconstruct()  # text after the last tag
     return PageShape(stack.deepest, elements, stack.widest)
 
 
