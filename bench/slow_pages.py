@@ -162,6 +162,9 @@ def _cases(scale: float) -> dict[str, Callable[[], Case]]:
         "nested_tables": lambda: _nested_tables(scale),
         "nested_figures": lambda: _nested_figures(scale),
         "many_links_one_block": lambda: _many_links(scale),
+        "many_bad_dates": lambda: Case(
+            _page("", head="<meta name=date content='Tuesday, sometime'>" * int(50000 * scale))
+        ),
         "many_links_page": lambda: _many_link_paragraphs(scale),
     }
 

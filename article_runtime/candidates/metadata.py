@@ -13,8 +13,9 @@ author 411/553 (the class-name byline is noisy, so it goes last), date 477/588 s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -35,6 +36,8 @@ __all__ = ["extract_metadata"]
 MAX_CANDIDATES = 8  # per list: enough for every distinct source, small in the context
 MAX_TEXT = 400  # longer is body text, not a title, dek or byline; dropped, never truncated
 MAX_AUTHOR_TEXT = 120  # a longer "author" element is a bio box
+MAX_PER_SOURCE = 64  # values read from one source: a page repeating a byline 10 000 times
+# (each looked into for its name) would cost seconds and add nothing past the first few
 
 
 @dataclass(frozen=True)
@@ -90,7 +93,7 @@ def _collect(
     texts_seen: list[str] = []
     sources: dict[str, list[str]] = {}
     for name, source in order:
-        for raw in source(page):
+        for raw in islice(source(page), MAX_PER_SOURCE):
             text = nfc(normalize_space(raw))
             if not text or len(text) > limit:
                 continue
@@ -284,9 +287,28 @@ def _bylines(page: _Page) -> Iterable[str]:
     for root in roots:
         if root is None:
             continue
-        for node in root.css(_BYLINE):
-            if len(node.css(_BYLINE)) == 1:  # selectolax matches the node itself too
-                yield node.text(deep=True, separator="", strip=False)
+        for node in innermost(root.css(_BYLINE)):
+            yield node.text(deep=True, separator="", strip=False)
+
+
+def innermost(matches: list[LexborNode]) -> Iterator[LexborNode]:
+    """The matches that hold no other match, in order, in time linear in the tree.
+
+    Asking each match for matches inside it was quadratic in nested bylines (150 levels of
+    200 bylines: 1.2 s). Instead each match marks its ancestors, and a walk up stops at the
+    first node an earlier walk already marked, so every node is visited once.
+    """
+    matched = {node.mem_id for node in matches}
+    seen: set[int] = set()
+    holders: set[int] = set()
+    for node in matches:
+        parent = node.parent
+        while parent is not None and parent.mem_id not in seen:
+            seen.add(parent.mem_id)
+            if parent.mem_id in matched:
+                holders.add(parent.mem_id)
+            parent = parent.parent
+    return (node for node in matches if node.mem_id not in holders)
 
 
 _AUTHOR_ORDER: tuple[tuple[str, Source], ...] = (
@@ -331,7 +353,7 @@ _DATE_ORDER: tuple[tuple[str, Source], ...] = (
 def _published(page: _Page, page_url: str | None) -> tuple[str | None, str | None]:
     """Declared dates first; htmldate (URL patterns, visible dates) only when none parses."""
     for name, source in _DATE_ORDER:
-        for raw in source(page):
+        for raw in islice(source(page), MAX_PER_SOURCE):
             iso = normalize_date(raw)
             if iso is not None:
                 return iso, name
