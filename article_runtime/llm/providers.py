@@ -8,7 +8,7 @@ file: ``api_key_env`` names the environment variable that holds each key.
         base_url: https://api.openai.com/v1
         model: gpt-4.1-mini
         api_key_env: OPENAI_API_KEY
-        timeout_s: 20
+        timeout_s: 20             # one attempt, from connecting to the last byte of the answer
         max_retries: 2            # technical retries on this provider, after the first try
         backoff_s: 0.5            # first backoff; doubles each retry, capped by max_backoff_s
         max_backoff_s: 8

@@ -62,6 +62,7 @@ __all__ = [
     "Responder",
     "ScriptedOpenAIServer",
     "Status",
+    "Trickle",
     "action_from_json",
     "delayed",
     "load_script",
@@ -111,8 +112,19 @@ class Drop:
     """Read the request, then close the connection without a response (a connection error)."""
 
 
-Action: TypeAlias = Reply | Status | Delay | Drop
-_ACTION_TYPES = (Reply, Status, Delay, Drop)
+@dataclass(frozen=True)
+class Trickle:
+    """Send ``then`` (a reply) one chunk of ``chunk`` bytes every ``every_s`` seconds: headers
+    at once, the body slowly, so no single read ever waits long (a client timeout per read
+    never fires; only a deadline on the whole call does)."""
+
+    every_s: float
+    then: Reply
+    chunk: int = 1
+
+
+Action: TypeAlias = Reply | Status | Delay | Drop | Trickle
+_ACTION_TYPES = (Reply, Status, Delay, Drop, Trickle)
 Responder: TypeAlias = Callable[[str, dict[str, Any]], Action | None]
 """``(model, request body) -> action``, or None to fall through to the model's queue."""
 
@@ -292,6 +304,8 @@ class ScriptedOpenAIServer:
         if isinstance(action, Delay):
             await asyncio.sleep(action.seconds)
             return await self._perform(request, action.then, model)
+        if isinstance(action, Trickle):
+            return await self._trickle(request, action, model)
         if isinstance(action, Drop):
             # Closing the transport makes aiohttp's write of the response below fail with a
             # ConnectionError, which it treats as a premature disconnect: nothing is sent.
@@ -308,6 +322,20 @@ class ScriptedOpenAIServer:
             response.headers.update(action.headers)
             return response
         return web.json_response(self._completion(action, model))
+
+    async def _trickle(
+        self, request: web.Request, action: Trickle, model: str
+    ) -> web.StreamResponse:
+        body = json.dumps(self._completion(action.then, model)).encode()
+        response = web.StreamResponse(headers={"Content-Type": "application/json"})
+        response.content_length = len(body)
+        response.headers["x-request-id"] = f"req_scripted_{next(self._ids)}"
+        await response.prepare(request)
+        for start in range(0, len(body), action.chunk):
+            await response.write(body[start : start + action.chunk])
+            await asyncio.sleep(action.every_s)
+        await response.write_eof()
+        return response
 
     def _completion(self, reply: Reply, model: str) -> dict[str, Any]:
         return {
@@ -343,7 +371,7 @@ class _ResponderFailed(Exception):
 def _check_action(action: object) -> None:
     if not isinstance(action, _ACTION_TYPES):
         raise TypeError(f"not a scripted action: {action!r}")
-    if isinstance(action, Delay):
+    if isinstance(action, Delay | Trickle):
         _check_action(action.then)
 
 
@@ -388,6 +416,8 @@ def _describe(action: Action | None) -> str:
         return f"status {action.code}"
     if isinstance(action, Delay):
         return f"delay {action.seconds}s then {_describe(action.then)}"
+    if isinstance(action, Trickle):
+        return f"trickle every {action.every_s}s then {_describe(action.then)}"
     return type(action).__name__.lower()
 
 
@@ -429,12 +459,13 @@ async def _shutdown(server: ScriptedOpenAIServer) -> None:
 
 # -- JSON script form (command line) -----------------------------------------------------------
 
-_KINDS = ("reply", "reply_text", "status", "delay", "drop")
+_KINDS = ("reply", "reply_text", "status", "delay", "drop", "trickle")
 
 
 def action_from_json(spec: object) -> Action:
     """Decode one action: ``{"reply": ...}``, ``{"reply_text": "..."}``, ``{"status": 429,
-    "headers": {...}}``, ``{"delay": 3, "then": {...}}``, ``{"drop": true}``.
+    "headers": {...}}``, ``{"delay": 3, "then": {...}}``, ``{"drop": true}``,
+    ``{"trickle": 0.5, "then": {"reply": ...}, "chunk": 1}``.
 
     Raises:
         ValueError: the object does not name exactly one known action kind.
@@ -457,6 +488,11 @@ def action_from_json(spec: object) -> Action:
         return Status(int(spec["status"]), headers=headers, body=spec.get("body"))
     if kind == "delay":
         return Delay(float(spec["delay"]), then=action_from_json(spec.get("then")))
+    if kind == "trickle":
+        then = action_from_json(spec.get("then"))
+        if not isinstance(then, Reply):
+            raise ValueError(f"trickle needs a reply to send: {spec!r}")
+        return Trickle(float(spec["trickle"]), then=then, chunk=int(spec.get("chunk", 1)))
     return Drop()
 
 
