@@ -137,8 +137,8 @@ class ProviderClient:
                     response = await self._client.chat.completions.create(
                         model=self.spec.model,
                         messages=messages,  # type: ignore[arg-type]
-                        temperature=0,
                         response_format=response_format(self.spec, schema_name, schema),
+                        extra_body=self.spec.request_params() or None,
                     )
         except TimeoutError as exc:
             detail = f"no complete answer within {self.spec.timeout_s:g} s"
