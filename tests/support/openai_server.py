@@ -170,6 +170,7 @@ class ScriptedOpenAIServer:
         self._calls: list[Call] = []
         self._responder: Responder | None = None
         self._responder_errors: list[Exception] = []
+        self._refused: dict[str, set[str]] = {}
         self._ids = count(1)
         self._runner: web.AppRunner | None = None
         self._base_url: str | None = None
@@ -182,6 +183,12 @@ class ScriptedOpenAIServer:
             _check_action(action)
         with self._lock:
             self._queues.setdefault(model, deque()).extend(actions)
+
+    def refuse(self, model: str, *params: str) -> None:
+        """Answer 400 to requests for ``model`` that carry any of ``params``, as the real API
+        does for parameters a model does not support (``temperature`` on gpt-5 models)."""
+        with self._lock:
+            self._refused.setdefault(model, set()).update(params)
 
     def respond_with(self, responder: Responder | None) -> None:
         """Answer chat requests by content before the queues; None removes the responder."""
@@ -276,7 +283,10 @@ class ScriptedOpenAIServer:
         model = model if isinstance(model, str) else None
         action: Action | None = None
         failed = False
-        if body is not None and model is not None:
+        refused = self._refusal(model or "", body) if body is not None else None
+        if refused is not None:
+            action = Status(400)  # the API refuses before any scripted behaviour
+        elif body is not None and model is not None:
             try:
                 action = self._respond(model, body)
             except _ResponderFailed:
@@ -289,6 +299,8 @@ class ScriptedOpenAIServer:
         _log.info("%s model=%s -> %s", request.path, model, _describe(action))
         if body is None:
             return _error(400, "request body is not a JSON object", "invalid_request_error")
+        if refused is not None:
+            return refused
         if failed:
             return _error(500, f"the responder failed for model {model!r}", "responder_error")
         if action is None:
@@ -297,6 +309,25 @@ class ScriptedOpenAIServer:
         # The client exposes this as ``request_id``; the runtime may log it, so make it real.
         response.headers.setdefault("x-request-id", f"req_scripted_{next(self._ids)}")
         return response
+
+    def _refusal(self, model: str, body: dict[str, Any]) -> web.Response | None:
+        """The API's 400 for a parameter the model does not support, if the body has one."""
+        with self._lock:
+            refused = sorted(self._refused.get(model, set()) & body.keys())
+        if not refused:
+            return None
+        param = refused[0]
+        message = (
+            f"Unsupported value: '{param}' does not support {body[param]!r} with this model. "
+            "Only the default value is supported."
+        )
+        error = {
+            "message": message,
+            "type": "invalid_request_error",
+            "param": param,
+            "code": "unsupported_value",
+        }
+        return web.json_response({"error": error}, status=400)
 
     async def _perform(
         self, request: web.Request, action: Action, model: str
@@ -540,6 +571,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--repeat", action="store_true", help="repeat each model's last action forever"
     )
+    parser.add_argument(
+        "--refuse",
+        action="append",
+        default=[],
+        metavar="MODEL:PARAM",
+        help="answer 400 when MODEL is sent PARAM (e.g. gpt-5-mini:temperature); repeatable",
+    )
     args = parser.parse_args(argv)
     try:
         script = load_script(args.script)
@@ -549,6 +587,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     server = ScriptedOpenAIServer(repeat_last=args.repeat)
     for model, actions in script.items():
         server.script(model, *actions)
+    for rule in args.refuse:
+        model, _, param = rule.rpartition(":")
+        server.refuse(model, param)
     asyncio.run(_serve_until_signal(server, args.host, args.port))
     return 0
 
