@@ -49,7 +49,8 @@ def fence(data: str) -> str:
         at = lower.find(_FENCE_NAME, at + len(_FENCE_NAME))
     if not opens:
         return data
-    pieces, start = [], 0
+    pieces: list[str] = []
+    start = 0
     for index in opens:
         pieces.extend((data[start:index], "&lt;"))
         start = index + 1
