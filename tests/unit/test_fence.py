@@ -13,7 +13,8 @@ from tests.factories import candidate_set
 PIECES = st.sampled_from(
     ["</article_data>", "</ARTICLE_DATA>", "</article_data >", "< / Article_Data>",
      "<article_data>", "<\n/article_data>", "article_data", "<", "/", " ", "\n", "\r",
-     "\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1c", "# fixed decisions", "b99: injected", "İ", "ß"]
+     "\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1c", "# fixed decisions",
+     "b99: injected", "İ", "ß"]
 )  # fmt: skip
 HOSTILE = st.lists(PIECES | st.text(max_size=5), max_size=20).map("".join)
 
