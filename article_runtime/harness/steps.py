@@ -110,6 +110,14 @@ def block_ids(run: Run) -> None:
         if bid in seen:
             raise StepFailure("duplicate_block_id", bid)
         seen.add(bid)
+    removed: set[str] = set()
+    for item in run.need_proposal().removed_block_reasons or ():  # spec 6.4
+        _expect_kind(kinds, item.block_id, "block", "block")
+        if item.block_id in seen:
+            raise StepFailure("removed_block_kept", item.block_id)
+        if item.block_id in removed:
+            raise StepFailure("duplicate_removed_block_id", item.block_id)
+        removed.add(item.block_id)
 
 
 def canonical_order(run: Run) -> None:
