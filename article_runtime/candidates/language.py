@@ -15,7 +15,13 @@ from selectolax.lexbor import LexborHTMLParser
 from article_runtime.candidates.jsonld import JSONLD_SCRIPTS, parse_jsonld
 from article_runtime.text.segments import normalize_space
 
-__all__ = ["CONFIDENT", "MAX_SAMPLE_CHARS", "MIN_SAMPLE_LETTERS", "decide_language"]
+__all__ = [
+    "CONFIDENT",
+    "MAX_SAMPLE_CHARS",
+    "MIN_SAMPLE_LETTERS",
+    "decide_language",
+    "detect_languages",
+]
 
 # Enough for a stable guess; the detector's cost grows with length. Measured on 897 pages
 # (WCXB dev, AEB, multilingual): 1000 characters give the same language and detection as
@@ -53,6 +59,13 @@ def detect_language(text_sample: str) -> tuple[str | None, float]:
         return None, 0.0
     code, probability = _identifier().classify(sample)
     return str(code), float(probability)
+
+
+def detect_languages(text: str) -> dict[str, float]:
+    """Every language the detector knows with its normalized probability for ``text``, most
+    likely first (a short text spreads them; compare them rather than trust the first)."""
+    sample = normalize_space(text[: MAX_SAMPLE_CHARS * 2])[:MAX_SAMPLE_CHARS]
+    return {str(code): float(p) for code, p in _identifier().rank(sample)}
 
 
 def _has_letters(text: str, needed: int) -> bool:

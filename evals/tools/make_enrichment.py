@@ -96,7 +96,7 @@ BAD: dict[str, tuple[str, dict[str, Any], dict[str, str | None], str]] = {
     "pt-vale--wrong-entity": ("pt-vale", {"sentiment": "positive"},
         {"sentiment": "wrong_sentiment"}, "the sentiment towards Petrobras, not Vale"),
     "pt-vale--english-tags": ("pt-vale", {"tags": _tags(("fine", ["p3"]), ("dam collapse", ["p3"]),
-        ("mining company", ["p4"]))}, {"harness": "tag_not_grounded"},
+        ("mining company", ["p4"]))}, {"harness": "tag_language_mismatch"},
         "English tags on a Portuguese article"),
     "pt-vale--duplicate-tags": ("pt-vale", {"tags": _tags(("Vale", ["p3"]), ("barragem", ["p3"]),
         ("Barragem", ["p3"]), ("Ibama", ["p3"]))}, {"harness": "duplicate_tag"},
