@@ -70,14 +70,16 @@ def _long_token(scale: float) -> Case:
     return Case(_page(f"<p>{PROSE} {token} {PROSE}</p>"), repairs)
 
 
-def _many_repairs(scale: float) -> Case:
-    """A long block and one repair for each of its words (distinct, so each is unique)."""
+def _many_repairs(scale: float, limit: int | None = None) -> Case:
+    """A long block and one repair for each of its words (distinct, so each is unique), or
+    only the first ``limit`` of them."""
     count = int(4000 * scale)
     words = " ".join(f"wrd{n}x" for n in range(count))
 
     def repairs(candidates: CandidateSet) -> list[dict[str, Any]]:
         block = next(b for b in candidates.blocks if "wrd0x" in b.text)
-        return [_repair(block.id, f"wrd{n}x ", f"wrd{n}x  ", "spacing") for n in range(count - 1)]
+        chosen = range(min(count - 1, limit if limit is not None else count))
+        return [_repair(block.id, f"wrd{n}x ", f"wrd{n}x  ", "spacing") for n in chosen]
 
     return Case(_page(f"<p>{PROSE} {words} {PROSE}</p>"), repairs)
 
@@ -157,6 +159,7 @@ def _cases(scale: float) -> dict[str, Callable[[], Case]]:
         ),
         "long_token_typo": lambda: _long_token(scale),
         "many_repairs_one_block": lambda: _many_repairs(scale),
+        "most_repairs_allowed": lambda: _many_repairs(scale, limit=64),
         "repair_on_huge_block": lambda: _repair_on_huge_block(scale),
         "nested_bylines": lambda: _nested_bylines(scale),
         "nested_tables": lambda: _nested_tables(scale),

@@ -249,3 +249,11 @@ def test_removed_block_reasons_are_kept_in_the_report() -> None:
     assert result.article is not None
     assert [r.model_dump() for r in result.article.harness.removed_blocks] == removed
     assert result.report.removed_blocks == result.article.harness.removed_blocks
+
+
+def test_more_repairs_than_the_schema_allows_are_refused_whole() -> None:
+    """Each repair is reviewed against its whole target: their number is bounded (64)."""
+    repair = {"target_id": "b2", "original": "plano", "replacement": "plano",
+              "category": "spacing", "justification": "x"}  # fmt: skip
+    assert outcome_of(proposal(repairs=[repair] * 64))[1] != "schema_violation"
+    assert outcome_of(proposal(repairs=[repair] * 65)) == (False, "schema_violation", 2)
