@@ -278,17 +278,25 @@ def _hcard_authors(page: _Page) -> Iterable[str]:
         yield _text(named if named is not None else node)
 
 
-_BYLINE = "[class*=byline i], [class*=author i]"  # markup conventions, in any casing
+_BYLINE_PARTS = ("[class*=byline i]", "[class*=author i]")  # markup conventions, any casing
+_BYLINE = ", ".join(_BYLINE_PARTS)
 
 
 def _bylines(page: _Page) -> Iterable[str]:
-    """Innermost elements whose class says byline or author, in the article first."""
+    """Innermost elements whose class says byline or author, in the article first.
+
+    An element whose class says both (``post-author__byline``) is left out: on WCXB these
+    are labels ("Posted by:") or wrappers, and the name sits in a sibling (measured: 2 more
+    right authors; the earlier quadratic version left them out by counting their double
+    match as a descendant).
+    """
     roots = [page.root, page.tree.root] if page.root is not None else [page.tree.root]
     for root in roots:
         if root is None:
             continue
         for node in innermost(root.css(_BYLINE)):
-            yield node.text(deep=True, separator="", strip=False)
+            if not all(node.css_matches(part) for part in _BYLINE_PARTS):
+                yield node.text(deep=True, separator="", strip=False)
 
 
 def innermost(matches: list[LexborNode]) -> Iterator[LexborNode]:
