@@ -95,9 +95,17 @@ def reader_text(chunk: str) -> str:
 
 
 def evidence_blocks(markdown: str) -> list[EvidenceBlock]:
-    """The body as ``p1..pN`` reader-text blocks in order; image-only and empty chunks dropped."""
-    texts = [text for text in map(reader_text, chunks(markdown)) if text.strip()]
-    return [EvidenceBlock(id=f"p{n}", text=text) for n, text in enumerate(texts, start=1)]
+    """The body as ``p1..pN`` reader-text blocks in order; image-only and empty chunks dropped.
+
+    A chunk starting with ``#`` is a heading: assembly escapes a leading ``#`` of any other
+    text, so only headings start with one.
+    """
+    read = [(chunk.startswith("#"), reader_text(chunk)) for chunk in chunks(markdown)]
+    kept = [(heading, text) for heading, text in read if text.strip()]
+    return [
+        EvidenceBlock(id=f"p{n}", text=text, heading=heading)
+        for n, (heading, text) in enumerate(kept, start=1)
+    ]
 
 
 def build_enrichment_input(article: AssembledArticle, entity: Entity) -> EnrichmentInput:

@@ -41,6 +41,10 @@ def _decision(r: ReviewedRepair) -> RepairDecision:
     )
 
 
+def _passed(report: HarnessReport, step: str) -> bool:
+    return any(s.name == step and s.outcome == "passed" for s in report.steps)
+
+
 def validate(
     candidates: CandidateSet, proposal: str | bytes | Mapping[str, Any] | HygieneProposal
 ) -> tuple[Run, HarnessReport]:
@@ -59,6 +63,10 @@ def run_hygiene_harness(
 ) -> HarnessResult:
     """Validate ``proposal`` against ``candidates`` and assemble the article if it holds."""
     run, report = validate(candidates, proposal)
+    if run.proposal is not None and _passed(report, "block_ids"):
+        report = report.model_copy(
+            update={"removed_blocks": list(run.proposal.removed_block_reasons or ())}
+        )
     log = RepairLog(
         applied=[_decision(r) for r in run.reviews if r.accepted],
         rejected=[_decision(r) for r in run.reviews if not r.accepted],

@@ -14,11 +14,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
-from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
 from article_runtime import contracts
+from article_runtime.candidates.urls import is_url
 from article_runtime.harness.assemble import Assembly, assemble, link_boundaries, renderable
 from article_runtime.harness.grounding import check_grounding
 from article_runtime.harness.repairs import ReviewedRepair, apply_repairs, review_repairs
@@ -125,6 +125,14 @@ def block_ids(run: Run) -> None:
         if bid in seen:
             raise StepFailure("duplicate_block_id", bid)
         seen.add(bid)
+    removed: set[str] = set()
+    for item in run.need_proposal().removed_block_reasons or ():  # spec 6.4
+        _expect_kind(kinds, item.block_id, "block", "block")
+        if item.block_id in seen:
+            raise StepFailure("removed_block_kept", item.block_id)
+        if item.block_id in removed:
+            raise StepFailure("duplicate_removed_block_id", item.block_id)
+        removed.add(item.block_id)
 
 
 def canonical_order(run: Run) -> None:
@@ -152,13 +160,13 @@ def links_and_images(run: Run) -> None:
 
 
 def _urls(text: str) -> set[str]:
-    """Whitespace-separated pieces that parse as absolute URLs (urllib, not a pattern)."""
-    found = set()
-    for piece in text.split():
-        parts = urlsplit(piece.strip("()<>[]\"'.,;"))
-        if (parts.scheme and parts.netloc) or piece.lower().startswith("www."):
-            found.add(piece)
-    return found
+    """Whitespace-separated pieces that read as absolute URLs (urllib, not a pattern); one
+    too broken to parse still counts."""
+    return {
+        piece
+        for piece in text.split()
+        if is_url(piece.strip("()<>[]\"'.,;")) or piece.lower().startswith("www.")
+    }
 
 
 def repairs(run: Run) -> None:

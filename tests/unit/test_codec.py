@@ -138,6 +138,7 @@ RECORDS: dict[str, dict[str, Any]] = {
                     "detail": "b3",
                 },
             ],
+            "removed_blocks": [{"block_id": "b7", "reason": "advertising"}],
         },
         "attempts": ATTEMPTS,
         "usage": USAGE,
