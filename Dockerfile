@@ -1,20 +1,39 @@
 # The article-runtime worker image: `article-runtime-worker` runs every Faust agent and serves
 # the web views (/health/, /counters/, ...) on $ARTICLE_RUNTIME_WEB_PORT (6066).
 # Kubernetes: helm/article-runtime/. Local: docker-compose.yml.
-FROM python:3.11-slim
+#
+# Two stages: the build stage has the compilers and ICU headers and turns the lock into wheels
+# (PyICU is compiled there); the runtime stage installs those wheels and nothing else, so no
+# compiler, header or pip cache reaches the image. The base is pinned to Debian bookworm because
+# the compiled PyICU links against that release's ICU (libicu72).
 
-# PyICU builds from source against libicu-dev; pkg-config finds it, g++ compiles it.
+FROM python:3.11-slim-bookworm AS build
 RUN apt-get update \
     && apt-get install -y --no-install-recommends libicu-dev g++ pkg-config \
     && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+# Dependencies first, from the lock (exact versions, hashes checked): this layer is rebuilt only
+# when the lock changes, not at every code change.
+COPY requirements.lock .
+RUN pip wheel --no-cache-dir --require-hashes -r requirements.lock -w /wheels
+# Then the project itself, as a wheel that carries its prompts and schemas as package data.
+COPY pyproject.toml README.md ./
+COPY prompts prompts
+COPY schemas schemas
+COPY article_runtime article_runtime
+COPY streams streams
+COPY agents agents
+RUN pip wheel --no-cache-dir --no-deps . -w /wheels
 
-WORKDIR /app
-COPY . .
-# Editable on purpose: the code finds prompts/ and schemas/ beside the source tree
-# (article_runtime/contracts.py, streams/codec.py), which a plain wheel install would not ship.
-# Bytecode is compiled here because the non-root user cannot write __pycache__ under /app.
-RUN pip install --no-cache-dir -e . \
-    && python -m compileall -q article_runtime streams agents
+FROM python:3.11-slim-bookworm
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends libicu72 \
+    && rm -rf /var/lib/apt/lists/*
+# Wheels only: --no-index means nothing is resolved or fetched here, and --no-deps installs
+# exactly the set the lock produced in the build stage.
+RUN --mount=type=bind,from=build,source=/wheels,target=/wheels \
+    pip install --no-cache-dir --no-index --no-deps /wheels/*.whl \
+    && python -m compileall -q "$(python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')"
 
 # Non-root. /var/lib/article-runtime is the only writable place: the worker starts there, so
 # Faust's data directory ("<app id>-data", relative to the working directory) lands in it.
@@ -25,6 +44,7 @@ USER 10001:10001
 WORKDIR /var/lib/article-runtime
 
 ENV PYTHONUNBUFFERED=1 \
+    PYTHONDONTWRITEBYTECODE=1 \
     ARTICLE_RUNTIME_WEB_PORT=6066
 EXPOSE 6066
 

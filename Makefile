@@ -5,13 +5,23 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PROMPTFOO := evals/node_modules/.bin/promptfoo
 
-.PHONY: demo test lint bench bench-stream soak clean evals evals-live evals-install
+.PHONY: lock demo test lint bench bench-stream soak clean evals evals-live evals-install
 
-$(STAMP): pyproject.toml
+# Dependencies come from the lock (exact versions and hashes), then the project itself without
+# resolving anything, so a new release upstream cannot change what CI or the image runs.
+$(STAMP): pyproject.toml requirements-dev.lock
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet --require-hashes -r requirements-dev.lock
+	$(BIN)/pip install --quiet --no-deps -e .
 	@touch $(STAMP)
+
+## Re-resolve the locks after changing dependencies in pyproject.toml (uv, for Linux x86_64).
+LOCK_FLAGS := --python-version 3.11 --python-platform x86_64-manylinux_2_28 --generate-hashes --quiet
+lock: $(STAMP)
+	test -x $(BIN)/uv || $(BIN)/pip install --quiet uv
+	$(BIN)/uv pip compile pyproject.toml $(LOCK_FLAGS) -o requirements.lock
+	$(BIN)/uv pip compile pyproject.toml --extra dev -c requirements.lock $(LOCK_FLAGS) -o requirements-dev.lock
 
 ## Run the main job on the bundled samples.
 demo: $(STAMP)
@@ -26,7 +36,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-## Extraction benchmark over ../shared/bench and ../shared/samples-multilingual (prints a table).
+## Extraction benchmark over ../shared/bench, ../shared/samples-multilingual and samples/ (prints a table).
 bench: $(STAMP)
 	$(BIN)/python -m bench.run
 
@@ -46,7 +56,7 @@ $(PROMPTFOO): evals/package.json evals/package-lock.json
 
 evals-install: $(PROMPTFOO)
 
-## Promptfoo suites offline: stored answers, every assertion must give its expected verdict.
+## Promptfoo suites offline: every stored answer must get its labelled verdict (evals/README.md).
 evals: $(STAMP) $(PROMPTFOO)
 	$(BIN)/python -m evals.run
 

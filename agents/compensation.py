@@ -31,6 +31,7 @@ def compensation_step(event: dict[str, Any]) -> list[Emit]:
             detail=f"fallback after {event['reason']} carried no candidate set",
             attempts_so_far=event["attempts_so_far"],
             attempts=event["attempts"],
+            version=event.get("version"),
         )
         return [Emit(ARTICLE_COMPENSATION, article_id, missing)]
     request = {
@@ -39,6 +40,7 @@ def compensation_step(event: dict[str, Any]) -> list[Emit]:
         "attempt": event["attempts_so_far"] + 1,
         **retry,
         "requested_at": now(),
+        "version": event.get("version"),
     }
     return [Emit(HYGIENE_REQUEST, article_id, request)]
 

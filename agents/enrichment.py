@@ -8,63 +8,123 @@ the result is written to the table and confirmed by the broker *before* the outp
 after a crash the redelivered input finds the result and produces it again (same content
 hash) instead of asking the model a second time.
 
-Table value per article (JSON): ``article`` (AssembledArticle JSON or None), ``verdicts``
-(QID -> verdict) and ``results`` ("QID@article hash" -> stored outcome: an updated article
-is a new version, enriched afresh).
+The table keeps what the join needs per article, and no article text:
+- ``version``: the newest version of the article seen (``agents.versions``); anything about an
+  older version is dropped, so the join never re-enriches or settles an older version after a
+  newer one. Besides assembled articles it reads the hygiene stages' terminal events: a newer
+  version that ended there closes the join for older ones.
+- ``article``: where that version's assembled record sits (``partition``, ``offset``) and its
+  Markdown hash. The record is read back from ``article.assembled`` when a verdict comes later.
+- ``verdicts``: ``"<QID>@<article hash the classifier judged, or ''>"`` -> entity.
+- ``results``: ``"<QID>@<article hash>"`` -> the stored outcome (the result as JSON text).
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, MutableMapping
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import faust
 
+from agents.versions import Version, compared
+from agents.watching import watch
 from article_runtime.enrichment.call import enrich_article
 from article_runtime.enrichment.model import EnrichedArticle, EnrichmentFailure, Entity
 from article_runtime.llm.policy import LLMRuntime
 from article_runtime.model import AssembledArticle
 from streams.compensation import compensation_event
+from streams.reader import RecordUnavailable, TopicReader
 from streams.records import assembled_article, attempt_records, enriched_record, now
 from streams.topics import ARTICLE_ASSEMBLED, ARTICLE_COMPENSATION, ARTICLE_ENRICHED, ECP_VERDICT
 from streams.window import InFlight, KeyedLocks
 from streams.wiring import Emit, Event, Wiring
 
 JOIN_TABLE = "enrichment_join"
-Enrich = Callable[[AssembledArticle, dict[str, Any]], Awaitable[dict[str, Any]]]
+Enrich = Callable[[AssembledArticle, Entity], Awaitable[dict[str, Any]]]
+# Reads an assembled article back from its reference; raises RecordUnavailable.
+ReadArticle = Callable[[dict[str, Any]], Awaitable[AssembledArticle]]
+NOT_HYGIENE = ("enrichment", "decode")  # compensation stages that say nothing about a version
+M = TypeVar("M", EnrichedArticle, EnrichmentFailure)
 
 
-def empty_state() -> dict[str, Any]:
-    return {"article": None, "verdicts": {}, "results": {}}
+def empty_state(version: Version | None = None) -> dict[str, Any]:
+    return {"version": version, "article": None, "verdicts": {}, "results": {}}
+
+
+def upgraded(state: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A state as this code writes it. States written before versions were carried held the
+    whole article and one verdict per QID; the article stays inline until it is replaced."""
+    if state is None or "version" in state:
+        return state
+    article = state["article"]
+    ref = None
+    if article is not None:
+        ref = {"hash": article["hashes"]["markdown"], "inline": article}
+    verdicts = {
+        f"{qid}@{v['article_hash'] or ''}": v["entity"] for qid, v in state["verdicts"].items()
+    }
+    return {"version": None, "article": ref, "verdicts": verdicts, "results": state["results"]}
+
+
+def superseded(
+    state: dict[str, Any] | None, version: Version | None, *, markdown_hash: str | None = None
+) -> dict[str, Any]:
+    """The state once ``version`` (assembled as ``markdown_hash``, if it was) replaces what it
+    held: the old article and results go, and so do verdicts on the old article unless the new
+    one has the same Markdown; verdicts on other (later) versions wait on."""
+    if state is None:
+        return empty_state(version)
+    old = state["article"]["hash"] if state["article"] else None
+    verdicts = {
+        key: entity
+        for key, entity in state["verdicts"].items()
+        if old is None or old == markdown_hash or key.rpartition("@")[2] != old
+    }
+    return {**empty_state(version), "verdicts": verdicts}
 
 
 def result_emit(stored: dict[str, Any]) -> Emit:
     """The output for a stored result; the same bytes of content every time it is replayed."""
     at = datetime.fromtimestamp(stored["at"], UTC)
+    version = stored.get("version")
+    result = stored["result"]
     if stored["kind"] == "enriched":
-        enriched = EnrichedArticle.model_validate(stored["result"])
-        return Emit(ARTICLE_ENRICHED, enriched.source, enriched_record(enriched, at=at))
-    failure = EnrichmentFailure.model_validate(stored["result"])
+        enriched = _validated(EnrichedArticle, result)
+        record = enriched_record(enriched, at=at, version=version)
+        return Emit(ARTICLE_ENRICHED, enriched.source, record)
+    failure = _validated(EnrichmentFailure, result)
+    detail = None if failure.last_reason is None else f"last attempt: {failure.last_reason}"
     event = compensation_event(
         failure.source,
         stage="enrichment",
         kind="terminal",
         reason=failure.reason,
-        detail=None if failure.last_reason is None else f"last attempt: {failure.last_reason}",
+        detail=detail,
         attempts_so_far=len(failure.attempts),
         attempts=attempt_records(failure.attempts),
         occurred_at=at,
         entity=failure.entity.model_dump(),
+        version=version,
     )
     return Emit(ARTICLE_COMPENSATION, failure.source, event)
 
 
+def _validated(model: type[M], result: Any) -> M:
+    # Stored as JSON text (compact in memory); results stored before were dicts.
+    if isinstance(result, str):
+        return model.model_validate_json(result)
+    return model.model_validate(result)
+
+
+def stored_result(result: EnrichedArticle | EnrichmentFailure) -> dict[str, Any]:
+    kind = "enriched" if isinstance(result, EnrichedArticle) else "failed"
+    return {"kind": kind, "result": result.model_dump_json(), "at": now().timestamp()}
+
+
 def make_enrich(llm: LLMRuntime | None) -> Enrich:
-    async def enrich(article: AssembledArticle, verdict: dict[str, Any]) -> dict[str, Any]:
-        result = await enrich_article(article, Entity.model_validate(verdict["entity"]), llm=llm)
-        kind = "enriched" if isinstance(result, EnrichedArticle) else "failed"
-        return {"kind": kind, "result": result.model_dump(mode="json"), "at": now().timestamp()}
+    async def enrich(article: AssembledArticle, entity: Entity) -> dict[str, Any]:
+        return stored_result(await enrich_article(article, entity, llm=llm))
 
     return enrich
 
@@ -77,80 +137,196 @@ class EnrichmentJoin:
         table: MutableMapping[str, Any],
         enrich: Enrich,
         confirm: Callable[[str], Awaitable[None]],
+        read: ReadArticle,
     ) -> None:
-        self.table, self.enrich, self.confirm = table, enrich, confirm
+        self.table, self.enrich, self.confirm, self.read = table, enrich, confirm, read
         self.locks = KeyedLocks()
 
-    async def on_message(self, topic: str, record: dict[str, Any]) -> list[Emit]:
-        """One assembled article or verdict, exclusive for its article."""
+    async def on_message(
+        self, topic: str, record: dict[str, Any], at: tuple[int, int]
+    ) -> list[Emit]:
+        """One assembled article (at ``(partition, offset)``), verdict or compensation event,
+        exclusive for its article."""
         article_id = record["article_id"]
         async with self.locks.hold(article_id):
             if topic == ARTICLE_ASSEMBLED.name:
-                emits = await self.on_assembled(record)
-            else:
+                emits = await self.on_assembled(record, at)
+            elif topic == ECP_VERDICT.name:
                 emits = await self.on_verdict(record)
+            else:
+                emits = await self.on_compensation(record)
             # Faust does not flush table changes before it commits offsets: without this, a
-            # crash could keep the commit and lose the stored article or verdict.
+            # crash could keep the commit and lose the stored reference or verdict.
             await self.confirm(article_id)
             return emits
 
-    async def on_assembled(self, record: dict[str, Any]) -> list[Emit]:
+    def _state(self, article_id: str) -> dict[str, Any] | None:
+        return upgraded(self.table.get(article_id))
+
+    async def on_assembled(self, record: dict[str, Any], at: tuple[int, int]) -> list[Emit]:
+        article_id, version = record["article_id"], record.get("version")
+        markdown_hash = record["hashes"]["markdown"]
+        state = self._state(article_id)
+        order = "newer" if state is None else compared(version, state["version"])
+        if order == "older":
+            return []  # an older version: the join has moved on
+        held = state["article"] if state else None
+        if state is None or order == "newer" or held is None or held["hash"] != markdown_hash:
+            partition, offset = at
+            ref = {"partition": partition, "offset": offset, "hash": markdown_hash}
+            state = {**superseded(state, version, markdown_hash=markdown_hash), "article": ref}
+            self.table[article_id] = state
         article = assembled_article(record)
-        state = self.table.get(article.source) or empty_state()
-        state = {**state, "article": article.model_dump(mode="json")}
-        self.table[article.source] = state
-        return await self._settle(article.source, state)
+        return await self._settle(article_id, state, lambda: _ready(article))
 
     async def on_verdict(self, record: dict[str, Any]) -> list[Emit]:
         article_id, entity = record["article_id"], record["entity"]
         if not record["approved"] or entity is None:
             return []
-        state = self.table.get(article_id) or empty_state()
-        verdict = {"entity": entity, "article_hash": record["article_hash"]}
-        state = {**state, "verdicts": {**state["verdicts"], entity["qid"]: verdict}}
-        self.table[article_id] = state
-        return await self._settle(article_id, state, only=entity["qid"])
+        key = f"{entity['qid']}@{record['article_hash'] or ''}"
+        state = self._state(article_id) or empty_state()
+        if state["verdicts"].get(key) != entity:
+            state = {**state, "verdicts": {**state["verdicts"], key: entity}}
+            self.table[article_id] = state
+        ref = state["article"]
+        if ref is None:
+            return []
+        return await self._settle(article_id, state, lambda: self._article(ref), only=key)
+
+    async def _article(self, ref: dict[str, Any]) -> AssembledArticle:
+        if "inline" in ref:  # a state written before the join kept references
+            return AssembledArticle.model_validate(ref["inline"])
+        return await self.read(ref)
+
+    async def on_compensation(self, record: dict[str, Any]) -> list[Emit]:
+        """A newer version that ended in hygiene closes the join for older versions."""
+        version = record.get("version")
+        if record["kind"] != "terminal" or record["stage"] in NOT_HYGIENE or version is None:
+            return []
+        state = self._state(record["article_id"])
+        if state is not None and compared(version, state["version"]) != "newer":
+            return []
+        self.table[record["article_id"]] = superseded(state, version)
+        return []
 
     async def _settle(
-        self, article_id: str, state: dict[str, Any], only: str | None = None
+        self,
+        article_id: str,
+        state: dict[str, Any],
+        load: Callable[[], Awaitable[AssembledArticle]],
+        *,
+        only: str | None = None,
     ) -> list[Emit]:
-        """Enrich the approved entities (``only`` one, or all) once the article is here.
+        """Enrich the approved entities of the article held (``only`` one verdict, or all).
 
         A stored result is produced again rather than recomputed: this input may be a
-        redelivery whose first output never reached the broker.
+        redelivery whose first output never reached the broker. A failure names its entity.
         """
-        if state["article"] is None:
-            return []
-        article = AssembledArticle.model_validate(state["article"])
-        emits = []
-        for qid, verdict in state["verdicts"].items():
-            if only is not None and qid != only:
-                continue
-            judged_hash = verdict["article_hash"]
-            if judged_hash is not None and judged_hash != article.hashes.markdown:
-                continue  # a verdict on another version of the article: not ours to join
-            key = f"{qid}@{article.hashes.markdown}"
-            stored = state["results"].get(key)
+        markdown_hash = state["article"]["hash"]
+        emits, done = [], set()
+        for key, entity in state["verdicts"].items():
+            qid, _, judged = key.rpartition("@")
+            result_key = f"{qid}@{markdown_hash}"
+            if (only is not None and key != only) or judged not in ("", markdown_hash):
+                continue  # another entity, or a verdict on another version of the article
+            if result_key in done:
+                continue  # approved twice (naming this version, and naming none)
+            done.add(result_key)
+            stored = state["results"].get(result_key)
             if stored is None:
-                stored = await self.enrich(article, verdict)
-                state = {**state, "results": {**state["results"], key: stored}}
-                self.table[article_id] = state
-                await self.confirm(article_id)  # the result is durable before anyone sees it
+                try:
+                    who = Entity.model_validate(entity)
+                    stored = await self._enriched(article_id, state, load, who)
+                    state = {**state, "results": {**state["results"], result_key: stored}}
+                    self.table[article_id] = state
+                    await self.confirm(article_id)  # durable before anyone sees it
+                except Exception as exc:  # the entity's terminal event says what went wrong
+                    emits.append(failed(article_id, entity, state["version"], exc))
+                    continue
             emits.append(result_emit(stored))
         return emits
+
+    async def _enriched(
+        self,
+        article_id: str,
+        state: dict[str, Any],
+        load: Callable[[], Awaitable[AssembledArticle]],
+        entity: Entity,
+    ) -> dict[str, Any]:
+        """A new stored outcome for ``entity``: the model's, or why the article is gone."""
+        try:
+            article = await load()
+        except RecordUnavailable as gone:
+            failure = EnrichmentFailure(
+                source=article_id,
+                article_hash=state["article"]["hash"],
+                entity=entity,
+                reason=f"article_{gone.reason}",
+                last_reason=gone.detail,
+            )
+            outcome = stored_result(failure)
+        else:
+            outcome = await self.enrich(article, entity)
+        return {**outcome, "version": state["version"]}
+
+
+def failed(
+    article_id: str, entity: dict[str, Any], version: Version | None, exc: Exception
+) -> Emit:
+    """The terminal event for an enrichment that broke (not stored: a redelivery retries)."""
+    event = compensation_event(
+        article_id,
+        stage="enrichment",
+        kind="terminal",
+        reason="internal_error",
+        detail=type(exc).__name__,
+        entity=entity,
+        version=version,
+    )
+    return Emit(ARTICLE_COMPENSATION, article_id, event)
+
+
+async def _ready(article: AssembledArticle) -> AssembledArticle:
+    return article
+
+
+def reader_of(w: Wiring) -> tuple[ReadArticle, TopicReader]:
+    """Reads assembled articles back from their topic."""
+    topic = TopicReader(w.settings.bootstrap, ARTICLE_ASSEMBLED.name)
+
+    async def read(ref: dict[str, Any]) -> AssembledArticle:
+        value = await topic.read(ref["partition"], ref["offset"])
+        article = assembled_article(w.codec.decode(value, ARTICLE_ASSEMBLED.schema))
+        if article.hashes.markdown != ref["hash"]:
+            raise RecordUnavailable("record_mismatch", "another article at that offset")
+        return article
+
+    return read, topic
 
 
 def register(w: Wiring) -> None:
     table = w.tables[JOIN_TABLE]
-    join = EnrichmentJoin(table, make_enrich(w.llm), table.confirmed)
+    read, topic = reader_of(w)
+    join = EnrichmentJoin(table, make_enrich(w.llm), table.confirmed, read)
+
+    @w.app.on_before_shutdown.connect
+    async def close_reader(_app: Any, /, *_: Any, **__: Any) -> None:
+        await topic.close()
 
     async def handle(event: Event, record: dict[str, Any]) -> list[Emit]:
-        return await join.on_message(event.message.topic, record)
+        message = event.message
+        return await join.on_message(message.topic, record, (message.partition, message.offset))
 
-    @w.app.agent(w.topic(ARTICLE_ASSEMBLED, ECP_VERDICT), name="enrichment")
+    async def learn(record: dict[str, Any]) -> None:
+        await join.on_message(ARTICLE_COMPENSATION.name, record, (0, 0))
+
+    @w.app.agent(w.topic(ARTICLE_ASSEMBLED, ECP_VERDICT, ARTICLE_COMPENSATION), name="enrichment")
     async def enrichment(stream: faust.StreamT[bytes]) -> None:
         manual = cast(faust.Stream[bytes], stream).noack()  # StreamT does not declare it
         window = InFlight(w.settings.calls_in_flight, manual.ack)
         async for event in manual.events():
             table.expire(event.message.partition, w.settings.retention_s)
-            await window.submit(event, w.process(event, "enrichment", handle))
+            if event.message.topic == ARTICLE_COMPENSATION.name:
+                await window.submit(event, watch(w, event, learn))
+            else:
+                await window.submit(event, w.process(event, "enrichment", handle))

@@ -48,6 +48,7 @@ def proposal(
         "attempts": attempt_records(attempts),
         "usage": usage_record(attempts),
         "proposed_at": now(),
+        "version": request.get("version"),
     }
     return Emit(HYGIENE_PROPOSAL, request["article_id"], record)
 

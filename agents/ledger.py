@@ -6,6 +6,11 @@ broker has confirmed its changes).
 Status is event-sourced from what is durably on the topics, so it shows what downstream sees.
 Counters are keyed by source partition (``"<partition>/<name>"``): a Faust table's changelog
 follows the source partition, so one key per partition keeps counts right across rebalances.
+
+The lineage is kept for the retention period, so each entry holds only what a person reads:
+fields without a value are left out, each attempt is listed once (at the first message that
+carries it; later events repeat the attempts so far), and each entry names the article version
+it belongs to (``@<ingested offset>``, or ``v<declared>@<offset>``).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from typing import Any, cast
 
 import faust
 
+from agents.versions import label, version_of
 from streams.codec import CodecError
 from streams.topics import (
     ARTICLE_ASSEMBLED,
@@ -48,8 +54,19 @@ def _attempts(record: dict[str, Any]) -> list[dict[str, Any]]:
     return [{k: a.get(k) for k in _ATTEMPT_FIELDS} for a in record.get("attempts", [])]
 
 
-def observe(topic: str, record: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """What one message says about its article (a lineage entry) and which counters it bumps."""
+def observe(
+    topic: str, record: dict[str, Any], offset: int | None = None
+) -> tuple[dict[str, Any], list[str]]:
+    """What one message (at ``offset``) says about its article (a lineage entry, its version
+    named) and which counters it bumps."""
+    entry, names = _observed(topic, record)
+    version = record.get("version")
+    if topic == ARTICLE_INGESTED.name:
+        version = None if offset is None else version_of(record, offset)
+    return {**entry, "version": label(version)}, names
+
+
+def _observed(topic: str, record: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     if topic == ARTICLE_INGESTED.name:
         return {"stage": "ingested", "url": record["url"]}, ["ingested"]
     if topic == HYGIENE_REQUEST.name:
@@ -112,7 +129,12 @@ def updated(
 ) -> dict[str, Any]:
     """The article's status after one lineage entry (a new dict: tables need reassignment)."""
     before = status or {"events": []}
-    event = {"topic": topic, "at": at, **entry}
+    event = {k: v for k, v in {"topic": topic, "at": at, **entry}.items() if v is not None}
+    if "attempts" in event:
+        listed = [a for e in before["events"] for a in e.get("attempts", ())]
+        event["attempts"] = [a for a in event["attempts"] if a not in listed]
+        if not event["attempts"]:
+            del event["attempts"]
     after = {**before, "stage": entry["stage"], "updated_at": at}
     if "path" in entry and topic == ARTICLE_ASSEMBLED.name:
         after["path"] = entry["path"]
@@ -122,10 +144,10 @@ def updated(
     return after
 
 
-def describe(w: Wiring, topic: str, value: bytes) -> tuple[dict[str, Any], list[str]]:
+def describe(w: Wiring, topic: str, value: bytes, offset: int) -> tuple[dict[str, Any], list[str]]:
     """``observe`` on a raw message; whatever it holds, the ledger records something."""
     try:
-        return observe(topic, w.codec.decode(value, BY_NAME[topic].schema))
+        return observe(topic, w.codec.decode(value, BY_NAME[topic].schema), offset)
     except CodecError as error:
         return {"stage": "undecodable", "reason": error.reason}, ["undecodable"]
     except Exception as exc:  # a record the views do not understand must not stop the ledger
@@ -145,7 +167,7 @@ def register(w: Wiring) -> None:
         async for event in manual.events():
             message = event.message
             status.expire(message.partition, w.settings.retention_s)
-            entry, names = describe(w, message.topic, message.value or b"")
+            entry, names = describe(w, message.topic, message.value or b"", message.offset)
             key = (message.key or b"").decode("utf-8", errors="replace")
             at = datetime.fromtimestamp(message.timestamp, UTC).isoformat()
             status[key] = updated(status.get(key), message.topic, entry, at)

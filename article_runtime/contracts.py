@@ -5,14 +5,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import jsonschema_rs
 
 from article_runtime.errors import ContractError
-
-SCHEMA_DIR = Path(__file__).resolve().parents[1] / "schemas" / "json"
+from article_runtime.resources import JSON_SCHEMA_DIR
 
 HYGIENE_INPUT = "article_content_hygiene.input"
 HYGIENE_OUTPUT = "article_content_hygiene.output"
@@ -34,7 +32,7 @@ class Violation:
 
 @cache
 def load_schema(name: str) -> dict[str, Any]:
-    path = SCHEMA_DIR / f"{name}.schema.json"
+    path = JSON_SCHEMA_DIR / f"{name}.schema.json"
     try:
         schema: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
         jsonschema_rs.meta.validate(schema)

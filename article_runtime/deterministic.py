@@ -16,6 +16,13 @@ precision on news pages; the union beats both once each side's typical mistakes 
 - the title is the article's field (the chosen metadata candidate), so a block repeating it
   is not repeated in the body; nor is a heading repeating the chosen subtitle (a standfirst
   laid out as a paragraph stays: both benchmarks count it as body text).
+
+The proposal must hold in the harness, or the article is lost although its blocks were fine.
+It names only candidates that exist, in base order, with no repairs, so the harness's steps
+1-9 hold by construction (``tests/unit/test_deterministic_holds.py`` generates candidate sets
+to try to break that); for step 10 the selection widens, when too little is kept, to every
+block an extractor chose and then to every block. Only a page without a usable title
+candidate (``no_title_candidate``) or with too little text at all is left without an article.
 """
 
 from __future__ import annotations
@@ -25,7 +32,10 @@ from collections.abc import Iterable, Sequence
 from urllib.parse import urlsplit
 
 from article_runtime.candidates.extractors import DOM, TRAFILATURA, fold
-from article_runtime.model.candidates import Block, CandidateSet, LinkCandidate
+from article_runtime.errors import NoValidProposal
+from article_runtime.harness.assemble import assemble
+from article_runtime.harness.steps import content_shortfall
+from article_runtime.model.candidates import Block, CandidateSet, LinkCandidate, MetadataCandidate
 from article_runtime.model.proposal import HygieneProposal
 
 __all__ = ["deterministic_proposal", "kept_blocks"]
@@ -117,25 +127,25 @@ def _site(url: str | None) -> str | None:
     return host.removeprefix("www.") if host else None
 
 
-def deterministic_proposal(candidates: CandidateSet) -> HygieneProposal:
-    """First metadata candidates, kept blocks, their links and the images between them."""
-    meta = candidates.metadata_candidates
-    title = meta.title[0] if meta.title else None
-    subtitle = meta.subtitle[0] if meta.subtitle else None
-    kept = kept_blocks(
-        candidates.blocks,
-        candidates.links,
-        title=title.text if title else None,
-        subtitle=subtitle.text if subtitle else None,
-        site=_site(candidates.decisions.source_url),
-    )
+def _first_usable(group: list[MetadataCandidate]) -> MetadataCandidate | None:
+    return next((c for c in group if c.text.strip()), None)
+
+
+def _proposal(
+    candidates: CandidateSet,
+    title: MetadataCandidate,
+    subtitle: MetadataCandidate | None,
+    kept: list[Block],
+) -> HygieneProposal:
+    """The proposal keeping ``kept``, their links and the images between them."""
     kept_ids = {b.id for b in kept}
     position = {b.id: i for i, b in enumerate(candidates.blocks)}
     last = position[kept[-1].id] if kept else -1
+    author = _first_usable(candidates.metadata_candidates.author)
     return HygieneProposal(
-        title_candidate_id=title.id if title else "",
+        title_candidate_id=title.id,
         subtitle_candidate_id=subtitle.id if subtitle else None,
-        author_candidate_id=meta.author[0].id if meta.author else None,
+        author_candidate_id=author.id if author else None,
         kept_block_ids=[b.id for b in kept],
         kept_link_ids=[link.id for link in candidates.links if link.block_id in kept_ids],
         kept_image_ids=[
@@ -145,3 +155,37 @@ def deterministic_proposal(candidates: CandidateSet) -> HygieneProposal:
         ],
         repairs=[],
     )
+
+
+def _enough(candidates: CandidateSet, proposal: HygieneProposal, kept: list[Block]) -> bool:
+    """Whether the harness's content minimum (step 10) holds for this selection."""
+    body = assemble(candidates, proposal, {}).body_text
+    return content_shortfall(kept, body) is None
+
+
+def deterministic_proposal(candidates: CandidateSet) -> HygieneProposal:
+    """First usable metadata candidates, kept blocks, their links and the images between them.
+
+    Raises:
+        NoValidProposal: ``no_title_candidate`` when no title candidate has any text.
+    """
+    meta = candidates.metadata_candidates
+    title = _first_usable(meta.title)
+    if title is None:
+        raise NoValidProposal("no_title_candidate", "the page offers no title to choose")
+    subtitle = _first_usable(meta.subtitle)
+    preferred = kept_blocks(
+        candidates.blocks,
+        candidates.links,
+        title=title.text,
+        subtitle=subtitle.text if subtitle else None,
+        site=_site(candidates.decisions.source_url),
+    )
+    voted = [b for b in candidates.blocks if b.extractors]
+    proposal = _proposal(candidates, title, subtitle, preferred)
+    for wider in (voted, list(candidates.blocks)):
+        if _enough(candidates, proposal, preferred):
+            break
+        if len(wider) > len(preferred):  # each is a superset of the one before
+            preferred, proposal = wider, _proposal(candidates, title, subtitle, wider)
+    return proposal

@@ -26,9 +26,10 @@ class ArticleRuntimeError(Exception):
 class InputError(ArticleRuntimeError):
     """The article's HTML cannot be turned into candidates.
 
-    Reasons: ``empty_html``, ``html_too_large``, ``html_too_deep``, ``not_html``,
-    ``no_text_blocks``, ``unreadable_input``; for enrichment input ``invalid_enrichment_input``
-    and ``not_an_assembled_article``.
+    Reasons: ``empty_html``, ``html_too_large``, ``html_too_deep``, ``too_many_elements``,
+    ``not_html``,
+    ``no_text_blocks``, ``corrupt_gzip``, ``unreadable_input``; for enrichment input
+    ``invalid_enrichment_input`` and ``not_an_assembled_article``.
     """
 
 

@@ -7,37 +7,40 @@ through that harness too. Without providers, the deterministic path alone.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
+from article_runtime import bounded_json
 from article_runtime.extract import deterministic_article
 from article_runtime.harness.pipeline import HarnessResult, run_hygiene_harness
 from article_runtime.llm.policy import LLMRuntime, Verdict, serves
 from article_runtime.llm.prompts import load_prompt
-from article_runtime.llm.records import ValidationSummary
+from article_runtime.llm.records import ValidationSummary, step_verdict
 from article_runtime.llm.render import hygiene_messages
-from article_runtime.model import AssembledArticle, CandidateSet, HarnessReport, Usage
+from article_runtime.model import AssembledArticle, CandidateSet, Usage
 from article_runtime.model.article import Path
 from article_runtime.model.attempts import LogicalCall, Role
 
 HYGIENE: LogicalCall = "article_content_hygiene"
-_GROUNDING_STEPS = ("metadata_ids", "block_ids", "canonical_order", "links_and_images", "grounding")
-
-
-def _passed(report: HarnessReport, names: tuple[str, ...]) -> bool | None:
-    """True when all named steps passed; None when any was never reached."""
-    outcomes = {s.name: s.outcome for s in report.steps}
-    if any(outcomes.get(n) == "skipped" for n in names):
-        return None if all(outcomes.get(n) != "failed" for n in names) else False
-    return all(outcomes.get(n) == "passed" for n in names)
+_SCHEMA_STEPS = ("json_parseable", "schema_valid")
+# Every step whose failure means the answer named or brought in something the input lacks:
+# the repairs step fails the proposal only for grounding violations (spec 8.3).
+_GROUNDING_STEPS = (
+    "metadata_ids",
+    "block_ids",
+    "canonical_order",
+    "links_and_images",
+    "repairs",
+    "grounding",
+)
 
 
 def summarize(result: HarnessResult) -> ValidationSummary:
     """The harness verdict as a trace records it (spec 12)."""
+    outcomes = {s.name: s.outcome for s in result.report.steps}
     return ValidationSummary(
-        schema_valid=_passed(result.report, ("json_parseable", "schema_valid")),
-        grounding_valid=_passed(result.report, _GROUNDING_STEPS),
+        schema_valid=step_verdict(outcomes, _SCHEMA_STEPS, ()),
+        grounding_valid=step_verdict(outcomes, _GROUNDING_STEPS, _SCHEMA_STEPS),
         reason=result.report.reason,
         repairs_applied=[r.model_dump() for r in result.repairs.applied],
         repairs_rejected=[r.model_dump() for r in result.repairs.rejected],
@@ -46,7 +49,7 @@ def summarize(result: HarnessResult) -> ValidationSummary:
 
 def _parsed(content: str) -> Any:
     try:
-        return json.loads(content)
+        return bounded_json.loads(content)
     except ValueError:
         return content[:2000]
 

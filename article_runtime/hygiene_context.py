@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from urllib.parse import urlsplit
 
+from article_runtime.candidates.urls import url_host
 from article_runtime.model import Block, CandidateSet, ImageCandidate, LinkCandidate
 
 _TYPE_CODES = {
@@ -55,7 +55,7 @@ def _block_lines(blocks: Sequence[Block]) -> list[str]:
 
 
 def _host(url: str) -> str:
-    return (urlsplit(url).hostname or "?").removeprefix("www.")
+    return (url_host(url) or "?").removeprefix("www.")
 
 
 def _image_line(image: ImageCandidate) -> str:

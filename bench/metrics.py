@@ -12,6 +12,9 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
@@ -154,3 +157,31 @@ def snippet_pass(text: str, snippets: Sequence[str], *, present: bool) -> tuple[
     hay = " ".join(text.casefold().split())
     passed = sum(((" ".join(s.casefold().split()) in hay) == present) for s in snippets if s)
     return passed, sum(1 for s in snippets if s)
+
+
+_COMMONMARK = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+
+
+def _inline_text(token: Token, images: bool) -> str:
+    out: list[str] = []
+    for child in token.children or []:
+        if child.type in ("softbreak", "hardbreak"):
+            out.append("\n")
+        elif child.type == "image":
+            out.append(_inline_text(child, images) if images else "")
+        elif child.children is None or child.type in ("text", "code_inline", "html_inline"):
+            out.append(child.content)
+    return "".join(out)
+
+
+def markdown_text(markdown: str, *, images: bool = True) -> str:
+    """What a reader sees of Markdown, as a CommonMark parser reads it: one line per block
+    (list item, table cell), image alt text included unless ``images`` is false, link targets
+    and syntax left out."""
+    lines: list[str] = []
+    for token in _COMMONMARK.parse(markdown):
+        if token.type == "inline":
+            lines.append(_inline_text(token, images))
+        elif token.type in ("fence", "code_block", "html_block"):
+            lines.append(token.content)
+    return "\n".join(lines)

@@ -1,7 +1,12 @@
 """Side-by-side benchmark of the candidates, the deterministic path and trafilatura.
 
-Run: ``.venv/bin/python -m bench.run [--limit N] [--sets wcxb,aeb,multi]``. Prints one table.
-Data is read in place from ``../shared`` (bench/README.md); nothing is copied.
+Run: ``.venv/bin/python -m bench.run [--limit N] [--sets wcxb,aeb,multi,samples]``. Prints one
+table. Data is read in place from ``../shared`` (bench/README.md); nothing is copied.
+
+The deterministic path is scored twice with the benchmarks' own metrics: on its kept blocks'
+text (the selection) and on the Markdown users receive, read as plain text by a CommonMark
+parser (``metrics.markdown_text``); a lost article scores as an empty page there. Every page
+that ends without an article is counted under its reason.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import trafilatura
 from article_runtime.candidates import build_candidates
 from article_runtime.candidates.decode import decode_html
 from article_runtime.deterministic import deterministic_proposal
-from article_runtime.errors import InputError
+from article_runtime.errors import InputError, NoValidProposal
 from article_runtime.harness.pipeline import run_hygiene_harness
 from article_runtime.hygiene_context import render_hygiene_context
 from article_runtime.llm.prompts import load_prompt
@@ -34,6 +39,7 @@ SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 WCXB = SHARED / "bench" / "wcxb-dev-articles"
 AEB = SHARED / "bench" / "aeb"
 MULTI = SHARED / "samples-multilingual"
+SAMPLES = Path(__file__).resolve().parents[1] / "samples"
 
 
 @dataclass(frozen=True)
@@ -77,10 +83,18 @@ def multi_pages(limit: int | None) -> Iterator[Page]:
         yield Page(item["file"], raw, url, None, item, tuple(item["with"]), tuple(item["without"]))
 
 
+def sample_pages(limit: int | None) -> Iterator[Page]:
+    """The bundled samples: no truth here, so only articles lost and CPU."""
+    for path in sorted(SAMPLES.glob("*.html*"))[:limit]:
+        raw = path.read_bytes()
+        yield Page(path.name, gzip.decompress(raw) if path.suffix == ".gz" else raw, None, None)
+
+
 SETS: dict[str, Callable[[int | None], Iterator[Page]]] = {
     "wcxb": wcxb_pages,
     "aeb": aeb_pages,
     "multi": multi_pages,
+    "samples": sample_pages,
 }
 
 
@@ -110,9 +124,13 @@ def metrics_nfc(text: str) -> str:
 class Tally:
     ceiling: list[Any] = field(default_factory=list)
     det: list[Any] = field(default_factory=list)
+    det_md: list[Any] = field(default_factory=list)
+    det_md_text: list[Any] = field(default_factory=list)  # Markdown without image alt text
     traf: list[Any] = field(default_factory=list)
     with_det: list[int] = field(default_factory=lambda: [0, 0])
     without_det: list[int] = field(default_factory=lambda: [0, 0])
+    with_md: list[int] = field(default_factory=lambda: [0, 0])
+    without_md: list[int] = field(default_factory=lambda: [0, 0])
     with_traf: list[int] = field(default_factory=lambda: [0, 0])
     without_traf: list[int] = field(default_factory=lambda: [0, 0])
     with_all: list[int] = field(default_factory=lambda: [0, 0])
@@ -120,12 +138,17 @@ class Tally:
     author: list[bool] = field(default_factory=list)
     date: list[bool] = field(default_factory=list)
     ms_build: list[float] = field(default_factory=list)
+    ms_proposal: list[float] = field(default_factory=list)
     ms_harness: list[float] = field(default_factory=list)
     ms_traf: list[float] = field(default_factory=list)
+    slowest: tuple[float, str] = (0.0, "")  # CPU ms of our whole path, and the page
     ratio: list[float] = field(default_factory=list)
     tokens: list[float] = field(default_factory=list)
     tokens_whole: list[float] = field(default_factory=list)
-    errors: dict[str, int] = field(default_factory=dict)
+    lost: dict[str, int] = field(default_factory=dict)  # pages without an article, by reason
+
+    def lose(self, reason: str) -> None:
+        self.lost[reason] = self.lost.get(reason, 0) + 1
 
 
 def _score(set_name: str, predicted: str, truth: str) -> Any:
@@ -149,6 +172,30 @@ def _metadata(t: Tally, cs: CandidateSet, gt: dict[str, Any]) -> None:
     t.date.append(published[:10] == (gt.get("publish_date") or "")[:10])
 
 
+def _deterministic(cs: CandidateSet, page: Page, t: Tally) -> tuple[str, str | None, float]:
+    """Kept blocks' text, the Markdown (None when lost), and their CPU ms."""
+    start = time.process_time()
+    try:
+        proposal = deterministic_proposal(cs)
+    except NoValidProposal as exc:
+        t.lose(exc.reason)
+        return "", None, (time.process_time() - start) * 1000
+    ms_proposal = (time.process_time() - start) * 1000
+    start = time.process_time()
+    result = run_hygiene_harness(
+        cs, proposal, source_html=page.raw, path="deterministic", source=page.name
+    )
+    ms_harness = (time.process_time() - start) * 1000
+    t.ms_proposal.append(ms_proposal)
+    t.ms_harness.append(ms_harness)
+    text_of = {b.id: b.text for b in cs.blocks}
+    kept = "\n".join(text_of[i] for i in proposal.kept_block_ids)
+    if result.article is None:
+        t.lose(result.report.reason or "invalid")
+        return kept, None, ms_proposal + ms_harness
+    return kept, result.article.markdown, ms_proposal + ms_harness
+
+
 def run_page(set_name: str, page: Page, t: Tally) -> None:
     start = time.process_time()
     traf_text = trafilatura.extract(page.raw) or ""
@@ -159,35 +206,34 @@ def run_page(set_name: str, page: Page, t: Tally) -> None:
         cs = build_candidates(page.raw, url=page.url)
         ms_build = (time.process_time() - start) * 1000
     except InputError as exc:
-        t.errors[exc.reason] = t.errors.get(exc.reason, 0) + 1
+        t.lose(exc.reason)
         cs = None
-    det_text = ""
+    det_text, markdown = "", None
     if cs is not None:
-        proposal = deterministic_proposal(cs)
-        text_of = {b.id: b.text for b in cs.blocks}
-        det_text = "\n".join(text_of[i] for i in proposal.kept_block_ids)
         t.ms_build.append(ms_build)
-        start = time.process_time()
-        run_hygiene_harness(
-            cs, proposal, source_html=page.raw, path="deterministic", source=page.name
-        )
-        ms_harness = (time.process_time() - start) * 1000
-        t.ms_harness.append(ms_harness)
-        t.ratio.append((ms_build + ms_harness) / max(ms_traf, 1e-6))
+        det_text, markdown, ms_ours = _deterministic(cs, page, t)
+        t.slowest = max(t.slowest, (ms_build + ms_ours, page.name))
+        t.ratio.append((ms_build + ms_ours) / max(ms_traf, 1e-6))
         data_share, whole_share = context_shares(cs, decode_html(page.raw))
         t.tokens.append(data_share)
         t.tokens_whole.append(whole_share)
         if set_name == "wcxb":
             _metadata(t, cs, page.gt)
     blocks = [b.text for b in cs.blocks] if cs is not None else []
+    md_text = metrics.markdown_text(markdown) if markdown is not None else ""
     if page.truth is not None:
         chosen = metrics.oracle_selection(blocks, page.truth)
         t.ceiling.append(_score(set_name, "\n".join(blocks[i] for i in chosen), page.truth))
         t.det.append(_score(set_name, det_text, page.truth))
+        t.det_md.append(_score(set_name, md_text, page.truth))
+        words = metrics.markdown_text(markdown, images=False) if markdown is not None else ""
+        t.det_md_text.append(_score(set_name, words, page.truth))
         t.traf.append(_score(set_name, traf_text, page.truth))
     if page.with_ or page.without:
         _add(t.with_det, metrics.snippet_pass(det_text, page.with_, present=True))
         _add(t.without_det, metrics.snippet_pass(det_text, page.without, present=False))
+        _add(t.with_md, metrics.snippet_pass(md_text, page.with_, present=True))
+        _add(t.without_md, metrics.snippet_pass(md_text, page.without, present=False))
         _add(t.with_traf, metrics.snippet_pass(traf_text, page.with_, present=True))
         _add(t.without_traf, metrics.snippet_pass(traf_text, page.without, present=False))
         _add(t.with_all, metrics.snippet_pass("\n".join(blocks), page.with_, present=True))
@@ -217,35 +263,43 @@ def table(results: dict[str, Tally], counts: dict[str, int]) -> str:
     rows: list[tuple[str, Callable[[str, Tally], str]]] = [
         ("pages", lambda s, t: str(counts[s])),
         ("ID-selection ceiling F1 (oracle)", lambda s, t: _f1(s, t.ceiling)),
-        ("deterministic path F1", lambda s, t: _f1(s, t.det)),
+        ("deterministic path F1 (kept text)", lambda s, t: _f1(s, t.det)),
+        ("deterministic path F1 (Markdown)", lambda s, t: _f1(s, t.det_md)),
+        ("... (Markdown, image alt left out)", lambda s, t: _f1(s, t.det_md_text)),
         ("trafilatura default F1", lambda s, t: _f1(s, t.traf)),
         ("with[] pass: all blocks", lambda s, t: _rate(t.with_all)),
         ("with[] pass: deterministic", lambda s, t: _rate(t.with_det)),
+        ("with[] pass: Markdown", lambda s, t: _rate(t.with_md)),
         ("with[] pass: trafilatura", lambda s, t: _rate(t.with_traf)),
         ("without[] pass: deterministic", lambda s, t: _rate(t.without_det)),
+        ("without[] pass: Markdown", lambda s, t: _rate(t.without_md)),
         ("without[] pass: trafilatura", lambda s, t: _rate(t.without_traf)),
         ("title accuracy (first candidate)", lambda s, t: _share(t.title)),
         ("author accuracy (first candidate)", lambda s, t: _share(t.author)),
         ("date accuracy (same day)", lambda s, t: _share(t.date)),
         ("median CPU ms build_candidates", lambda s, t: _median(t.ms_build)),
+        ("median CPU ms deterministic proposal", lambda s, t: _median(t.ms_proposal)),
         ("median CPU ms harness+assembly", lambda s, t: _median(t.ms_harness)),
         ("median CPU ms trafilatura.extract", lambda s, t: _median(t.ms_traf)),
-        ("median ratio (build+harness)/traf", lambda s, t: _median(t.ratio, "{:.2f}")),
+        ("median ratio (ours)/traf", lambda s, t: _median(t.ratio, "{:.2f}")),
+        ("slowest page CPU ms (ours)", lambda s, t: f"{t.slowest[0]:.0f} ({t.slowest[1][:16]})"),
         ("median context/HTML tokens (data)", lambda s, t: _median(t.tokens, "{:.3f}")),
         ("median context/HTML tokens (whole)", lambda s, t: _median(t.tokens_whole, "{:.3f}")),
-        ("input errors", lambda s, t: ", ".join(f"{k}={v}" for k, v in t.errors.items()) or "0"),
+        ("articles lost", lambda s, t: ", ".join(f"{k}={v}" for k, v in t.lost.items()) or "0"),
     ]
     names = list(results)
     width = max(len(r[0]) for r in rows)
-    lines = [f"{'metric':<{width}} | " + " | ".join(f"{n:>20}" for n in names)]
+    cells = {n: [cell(n, results[n]) for _, cell in rows] for n in names}
+    widths = {n: max(len(n), *map(len, cells[n])) for n in names}
+    lines = [f"{'metric':<{width}} | " + " | ".join(f"{n:>{widths[n]}}" for n in names)]
     lines.append("-" * len(lines[0]))
-    for label, cell in rows:
-        lines.append(
-            f"{label:<{width}} | " + " | ".join(f"{cell(n, results[n]):>20}" for n in names)
-        )
+    for k, (label, _) in enumerate(rows):
+        values = " | ".join(f"{cells[n][k]:>{widths[n]}}" for n in names)
+        lines.append(f"{label:<{width}} | {values}")
     lines.append(
         f"tokens: {TOKENIZER}; data = the candidate set as rendered for the model, whole = data "
-        "plus system prompt and schema; CPU: time.process_time"
+        "plus system prompt and schema; CPU: time.process_time; ours = build_candidates + "
+        "deterministic proposal + harness; Markdown read as text by markdown-it (CommonMark)"
     )
     return "\n".join(lines)
 
@@ -253,8 +307,12 @@ def table(results: dict[str, Tally], counts: dict[str, int]) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--limit", type=int, default=None, help="first N pages per set")
-    parser.add_argument("--sets", default="wcxb,aeb,multi", help="comma-separated set names")
+    parser.add_argument(
+        "--sets", default="wcxb,aeb,multi,samples", help="comma-separated set names"
+    )
     args = parser.parse_args(argv)
+    for page in sample_pages(1):  # loads models and caches, so no page's CPU counts them
+        run_page("samples", page, Tally())
     results: dict[str, Tally] = {}
     counts: dict[str, int] = {}
     for name in args.sets.split(","):

@@ -1,8 +1,11 @@
-"""Stored cases and the runtime objects built from them (candidate sets, enrichment inputs).
+"""Cases: what people wrote (``cases/<prompt>.yaml``), what was derived from it
+(``built/<prompt>/<case>.json``) and the runtime objects made from both.
 
-Building a candidate set takes about a second and every Promptfoo Python call is a new
-process, so when ``EVALS_CACHE_DIR`` is set (the runner sets a fresh one per run) the set is
-kept there as JSON, keyed by the page's hash. Nothing is cached across runs.
+An entry names a page (or an article and an entity) and what a right answer holds in words:
+truth text, title, author, labelled repairs, sentiment. Block IDs depend on the runtime's
+segmentation, so ``evals.tools.make_cases`` derives the expected ID sets from the entry and
+stores them with two hashes: of the entry and its files, and of the input the runtime builds
+from them. Either hash moving makes the case stale until it is built again.
 """
 
 from __future__ import annotations
@@ -10,19 +13,15 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
-import os
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evals.paths import CASES, REPO
+from evals.paths import CASES, HYGIENE, built_path, entries_path
 
 if TYPE_CHECKING:
     from article_runtime.enrichment.model import EnrichmentInput
     from article_runtime.model import AssembledArticle, CandidateSet
-
-CACHE_ENV = "EVALS_CACHE_DIR"
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,67 +30,75 @@ class Case:
 
     prompt: str
     name: str
-    category: str
-    data: dict[str, Any]
+    entry: dict[str, Any]  # as written in cases/<prompt>.yaml
+    built: dict[str, Any]  # derived by evals.tools.make_cases; empty before the first build
+
+    @property
+    def category(self) -> str:
+        return str(self.entry["category"])
 
     @property
     def expected(self) -> dict[str, Any]:
-        value = self.data.get("expected", {})
+        value = self.built.get("expected", {})
         return value if isinstance(value, dict) else {}
 
 
-def case_path(prompt: str, name: str) -> Path:
-    return CASES / prompt / f"{name}.json"
+@cache
+def entries(prompt: str) -> dict[str, dict[str, Any]]:
+    """The entries of ``cases/<prompt>.yaml``, by case name."""
+    import yaml
+
+    data = yaml.safe_load(entries_path(prompt).read_text(encoding="utf-8")) or {}
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        raise ValueError(f"{entries_path(prompt)}: expected a mapping of case name to entry")
+    return {str(name): entry for name, entry in data.items()}
+
+
+def case_names(prompt: str) -> list[str]:
+    return sorted(entries(prompt))
 
 
 @cache
 def load_case(prompt: str, name: str) -> Case:
-    data = json.loads(case_path(prompt, name).read_text(encoding="utf-8"))
-    return Case(prompt, name, str(data["category"]), data)
+    path = built_path(prompt, name)
+    built = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    return Case(prompt, name, entries(prompt)[name], built)
 
 
-def case_names(prompt: str) -> list[str]:
-    return sorted(p.stem for p in (CASES / prompt).glob("*.json"))
-
-
-def page_bytes(case: Case) -> bytes:
-    """The page's HTML exactly as stored; ``.gz`` files are decompressed."""
-    path = (REPO / str(case.data["page"])).resolve()
+def case_file(entry: dict[str, Any], relative: str) -> bytes:
+    """A file an entry names (page, truth text), as stored; ``.gz`` files are decompressed."""
+    path = CASES / relative
     raw = path.read_bytes()
     return gzip.decompress(raw) if path.suffix == ".gz" else raw
 
 
-def _cached(name: str, key: str) -> Path | None:
-    root = os.environ.get(CACHE_ENV)
-    return Path(root) / f"{name}.{key}.json" if root else None
+def page_bytes(case: Case) -> bytes:
+    return case_file(case.entry, str(case.entry["page"]))
+
+
+_CANDIDATES: dict[tuple[str, str], CandidateSet] = {}
 
 
 def candidate_set(case: Case) -> CandidateSet:
-    """What the runtime builds from this page: ``build_candidates(html, url=...)``."""
-    from article_runtime.candidates import build_candidates
-    from article_runtime.model import CandidateSet
+    """What the runtime builds from this page: ``build_candidates(html, url=...)``.
 
-    raw = page_bytes(case)
-    url = case.data.get("url")
-    key = hashlib.sha256(raw + str(url).encode()).hexdigest()[:24]
-    cached = _cached(case.name, key)
-    if cached is not None and cached.is_file():
-        return CandidateSet.model_validate_json(cached.read_bytes())
-    candidates = build_candidates(raw, url=url)
-    if cached is not None:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        partial = cached.with_suffix(f".{os.getpid()}.part")
-        partial.write_text(candidates.model_dump_json(), encoding="utf-8")
-        partial.replace(cached)  # atomic: concurrent assertions never read half a file
-    return candidates
+    Kept for the life of the process (about a second each to build); the warm runner builds
+    every set once and serves all of a run's checks from memory.
+    """
+    from article_runtime.candidates import build_candidates
+
+    key = (case.prompt, case.name)
+    if key not in _CANDIDATES:
+        _CANDIDATES[key] = build_candidates(page_bytes(case), url=case.entry.get("url"))
+    return _CANDIDATES[key]
 
 
 def assembled_article(case: Case) -> AssembledArticle:
-    """A handwritten article as the hygiene harness would hand it over."""
+    """The entry's handwritten article as the hygiene harness would hand it over."""
     from article_runtime.hashing import sha256_hex
     from article_runtime.model import AssembledArticle, HarnessReport, Hashes, RepairLog
 
-    article = case.data["article"]
+    article = case.entry["article"]
     markdown = str(article["markdown"])
     return AssembledArticle(
         source=case.name,
@@ -115,23 +122,45 @@ def enrichment_input(case: Case) -> EnrichmentInput:
     from article_runtime.enrichment.model import Entity
 
     return build_enrichment_input(
-        assembled_article(case), Entity.model_validate(case.data["entity"])
+        assembled_article(case), Entity.model_validate(case.entry["entity"])
     )
 
 
 def input_hash(case: Case) -> str:
-    """The hash of what the call receives: a changed segmentation makes a stored case stale."""
+    """The hash of what the call receives: a changed segmentation makes a built case stale."""
     from article_runtime.hashing import model_hash
 
-    if case.prompt == "article_content_hygiene":
+    if case.prompt == HYGIENE:
         return model_hash(candidate_set(case))
     return model_hash(enrichment_input(case))
 
 
+def source_hash(case: Case) -> str:
+    """The hash of the entry and of every file it names (page, truth text)."""
+    digest = hashlib.sha256(json.dumps(case.entry, sort_keys=True, ensure_ascii=False).encode())
+    for relative in (case.entry.get("page"), (case.entry.get("truth") or {}).get("text")):
+        if relative:
+            digest.update(case_file(case.entry, str(relative)))
+    return digest.hexdigest()
+
+
+_STALE: dict[tuple[str, str], str | None] = {}
+
+
 def stale_reason(case: Case) -> str | None:
-    """None when the stored input hash still matches what the runtime builds today."""
-    stored = case.data.get("input_sha256")
-    current = input_hash(case)
-    if stored == current:
-        return None
-    return f"stale_case: stored input hash {str(stored)[:12]} != current {current[:12]}"
+    """None when the built data still matches the entry and what the runtime builds today."""
+    key = (case.prompt, case.name)
+    if key not in _STALE:
+        _STALE[key] = _stale_reason(case)
+    return _STALE[key]
+
+
+def _stale_reason(case: Case) -> str | None:
+    if not case.built:
+        return "new_case: not built yet"
+    if case.built.get("source_sha256") != source_hash(case):
+        return "changed_case: the entry or a file it names changed since the build"
+    stored, current = str(case.built.get("input_sha256")), input_hash(case)
+    if stored != current:
+        return f"stale_case: the runtime builds another input ({stored[:12]} != {current[:12]})"
+    return None

@@ -1,7 +1,8 @@
 """Promptfoo prompt functions: the runtime's own loader and renderer, nothing re-templated.
 
 Promptfoo sends the returned message list to the provider as JSON text; the providers parse
-it back, so the model receives exactly ``hygiene_messages`` / ``enrichment_messages``.
+it back, so the model receives exactly ``hygiene_messages`` / ``enrichment_messages``. The
+rendering itself runs in the warm process when the runner serves one (``evals.warm``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 if __package__ in (None, ""):  # Promptfoo loads this file by path: make ``evals`` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evals.cases import candidate_set, enrichment_input, load_case
+from evals import warm
 from evals.paths import ENRICHMENT, HYGIENE
 
 Messages = list[dict[str, str]]
@@ -23,6 +24,7 @@ def runtime_messages(prompt: str, name: str) -> Messages:
     """What the runtime would send for case ``name`` of suite ``prompt``."""
     from article_runtime.llm.prompts import load_prompt
     from article_runtime.llm.render import enrichment_messages, hygiene_messages
+    from evals.cases import candidate_set, enrichment_input, load_case
 
     case = load_case(prompt, name)
     spec = load_prompt(prompt)
@@ -32,8 +34,10 @@ def runtime_messages(prompt: str, name: str) -> Messages:
 
 
 def hygiene(context: dict[str, Any]) -> Messages:
-    return runtime_messages(HYGIENE, str(context["vars"]["input"]))
+    messages: Messages = warm.call("render", HYGIENE, str(context["vars"]["input"]))
+    return messages
 
 
 def enrichment(context: dict[str, Any]) -> Messages:
-    return runtime_messages(ENRICHMENT, str(context["vars"]["input"]))
+    messages: Messages = warm.call("render", ENRICHMENT, str(context["vars"]["input"]))
+    return messages

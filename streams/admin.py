@@ -1,4 +1,11 @@
-"""Create the topics of ``streams.topics`` on a cluster (idempotent), for tests and the demo."""
+"""Create the topics of ``streams.topics`` on a cluster (idempotent), for the worker, tests, demo.
+
+Every topic gets the message size its largest record needs (``MAX_MESSAGE_BYTES``), the
+broker's 1 MiB default being far too small for a 5 MiB page's candidate set. Topics that exist
+with less (created by an earlier release, or by hand) are raised to it; nothing else about an
+existing topic changes. The tables' changelog topics get the same size where Faust creates
+them (``streams.tables``).
+"""
 
 from __future__ import annotations
 
@@ -6,9 +13,16 @@ from collections.abc import Iterable
 
 from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka.admin import AdminClient
+from confluent_kafka.admin._config import (  # typed here; the admin re-export is not
+    AlterConfigOpType,
+    ConfigEntry,
+    ConfigResource,
+)
 from confluent_kafka.cimpl import NewTopic  # typed here; the admin re-export is not
 
 from streams.topics import MAX_MESSAGE_BYTES, TOPICS, Topic
+
+SIZE = "max.message.bytes"
 
 
 def ensure_topics(
@@ -18,22 +32,56 @@ def ensure_topics(
     replication_factor: int = 1,
     timeout_s: float = 30.0,
 ) -> None:
-    """Create missing topics; existing ones are left as they are (partition counts included)."""
+    """Create missing topics; raise the message size of existing ones that allow less."""
     admin = AdminClient({"bootstrap.servers": bootstrap})
-    config = {"max.message.bytes": str(MAX_MESSAGE_BYTES)}
     wanted = [
         NewTopic(
             t.name,
             num_partitions=t.partitions,
             replication_factor=replication_factor,
-            config=config,
+            config={SIZE: str(MAX_MESSAGE_BYTES)},
         )
         for t in topics
     ]
     futures = admin.create_topics(wanted, operation_timeout=timeout_s, request_timeout=timeout_s)
-    for future in futures.values():
+    existing = []
+    for name, future in futures.items():
         try:
             future.result(timeout=timeout_s)
         except KafkaException as error:
             if error.args[0].code() != KafkaError.TOPIC_ALREADY_EXISTS:
                 raise
+            existing.append(name)
+    raise_message_size(admin, existing, timeout_s=timeout_s)
+
+
+def message_sizes(admin: AdminClient, names: Iterable[str], *, timeout_s: float) -> dict[str, int]:
+    """The ``max.message.bytes`` each topic allows now."""
+    resources = [ConfigResource(ConfigResource.Type.TOPIC, name) for name in names]
+    if not resources:
+        return {}
+    found = admin.describe_configs(resources, request_timeout=timeout_s)
+    return {
+        resource.name: int(future.result(timeout=timeout_s)[SIZE].value)
+        for resource, future in found.items()
+    }
+
+
+def raise_message_size(admin: AdminClient, names: Iterable[str], *, timeout_s: float) -> list[str]:
+    """Give every topic in ``names`` that allows less than ``MAX_MESSAGE_BYTES`` that much;
+    returns the topics changed."""
+    small = [
+        name
+        for name, size in message_sizes(admin, names, timeout_s=timeout_s).items()
+        if size < MAX_MESSAGE_BYTES
+    ]
+    if not small:
+        return []
+    entry = ConfigEntry(SIZE, str(MAX_MESSAGE_BYTES), incremental_operation=AlterConfigOpType.SET)
+    resources = [
+        ConfigResource(ConfigResource.Type.TOPIC, name, incremental_configs=[entry])
+        for name in small
+    ]
+    for future in admin.incremental_alter_configs(resources, request_timeout=timeout_s).values():
+        future.result(timeout=timeout_s)
+    return small

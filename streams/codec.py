@@ -19,7 +19,10 @@ from fastavro.read import SchemaResolutionError
 from fastavro.schema import fingerprint, parse_schema, to_parsing_canonical_form
 from fastavro.types import Schema
 
-AVRO_DIR = Path(__file__).resolve().parents[1] / "schemas" / "avro"
+from article_runtime.errors import ContractError
+from article_runtime.resources import AVRO_DIR
+from streams.topics import TOPICS
+
 MAGIC = b"\xc3\x01"
 HEADER_SIZE = len(MAGIC) + 8
 
@@ -66,6 +69,9 @@ class AvroCodec:
             self._current[name] = (schema, fp)
         for path in sorted((schema_dir / "history").glob("*.avsc")):
             self._register(path)
+        missing = {topic.schema for topic in TOPICS} - set(self._current)
+        if missing:  # an install without its package data would otherwise decode nothing
+            raise ContractError(f"no Avro schema for {sorted(missing)} in {schema_dir}")
 
     def _register(self, path: Path) -> tuple[Schema, bytes]:
         schema = parse_schema(json.loads(path.read_text("utf-8")), named_schemas={})

@@ -36,10 +36,12 @@ def compensation_event(
     occurred_at: datetime | None = None,
     retry: dict[str, Any] | None = None,
     entity: dict[str, Any] | None = None,
+    version: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """A ``CompensationEvent`` record; ``origin`` is (topic, partition, offset) when known.
 
-    ``retry`` (a ``RetryContext``) carries the candidate set a hygiene fallback's next rung needs.
+    ``retry`` (a ``RetryContext``) carries the candidate set a hygiene fallback's next rung needs;
+    ``version`` is the article version (``agents.versions``) the event is about.
     """
     if (kind == "fallback") != (next_attempt is not None):
         raise ValueError("a fallback names its next attempt; a terminal event has none")
@@ -60,6 +62,7 @@ def compensation_event(
         ),
         "retry": retry,
         "entity": entity,
+        "version": version,
     }
 
 

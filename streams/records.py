@@ -37,13 +37,19 @@ def feed_metadata(record: dict[str, Any] | None) -> FeedMetadata | None:
     return None if record is None else FeedMetadata.model_validate(record)
 
 
-def assembled_record(article: AssembledArticle, *, at: datetime | None = None) -> dict[str, Any]:
+def assembled_record(
+    article: AssembledArticle,
+    *,
+    at: datetime | None = None,
+    version: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     record = article.model_dump(exclude={"source"})
-    return {"article_id": article.source, **record, "assembled_at": at or now()}
+    return {"article_id": article.source, **record, "assembled_at": at or now(), "version": version}
 
 
 def assembled_article(record: dict[str, Any]) -> AssembledArticle:
-    fields = {k: v for k, v in record.items() if k not in ("article_id", "assembled_at")}
+    wire_only = ("article_id", "assembled_at", "version")
+    fields = {k: v for k, v in record.items() if k not in wire_only}
     return AssembledArticle.model_validate({"source": record["article_id"], **fields})
 
 
@@ -58,11 +64,17 @@ def enrichment_content_hash(result: EnrichedArticle) -> str:
     return sha256_hex(json.dumps(content, ensure_ascii=False, sort_keys=True))
 
 
-def enriched_record(result: EnrichedArticle, *, at: datetime | None = None) -> dict[str, Any]:
+def enriched_record(
+    result: EnrichedArticle,
+    *,
+    at: datetime | None = None,
+    version: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     record = result.model_dump(exclude={"source"})
     return {
         "article_id": result.source,
         **record,
         "content_hash": enrichment_content_hash(result),
         "enriched_at": at or now(),
+        "version": version,
     }

@@ -1,6 +1,7 @@
-"""Faust tables as the agents use them: per-article state that is confirmed and expires.
+"""Faust tables as the agents use them: per-article state that is confirmed, expires, and is
+held packed.
 
-Two things Faust's ``Table`` does not offer:
+Three things Faust's ``Table`` does not offer:
 - Waiting for one change to be durable. A change goes to the changelog through the
   producer's buffer, and Faust commits source offsets without waiting for it: a crash could
   keep the commit and lose the change. Agents await ``confirmed`` before their input is acked
@@ -9,22 +10,31 @@ Two things Faust's ``Table`` does not offer:
   long-running worker; ``expire`` drops keys untouched for the retention period, one source
   partition at a time, from inside the owning agent (a deletion is a changelog tombstone on
   the current event's partition, so only that partition's keys may go).
+- Holding values compactly. The memory store keeps values as Python objects, and a dict of
+  small dicts and strings costs about four times its JSON. Values here are packed (compact JSON
+  as bytes, deflated when that pays: lineage and join values shrink to about a third) in memory
+  and on the changelog, and unpacked on every read. Changelog records an earlier release wrote
+  as JSON read back the same way.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import time
-from collections.abc import Callable, Iterable
+import zlib
+from collections.abc import Callable, ItemsView, Iterable, ValuesView
 from typing import Any, cast
 
 import faust
 from faust.types import FutureMessage
 from faust.types.tables import TableT
 
-from streams.topics import PARTITIONS, partition_of
+from streams.topics import MAX_MESSAGE_BYTES, PARTITIONS, partition_of
 
 SWEEP_EVERY_S = 60.0  # at most, per partition: a sweep scans every key of the table
+DEFLATE_FROM = 256  # bytes of JSON; below this deflating saves little or grows the value
+_DEFLATED = b"x"  # zlib's first byte at every level; no JSON text starts with it
 
 
 def expired(
@@ -50,7 +60,32 @@ def expired(
     return old
 
 
+def packed(value: Any) -> bytes:
+    """A table value as it is held: compact JSON, UTF-8, deflated when large enough."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return zlib.compress(text, 1) if len(text) >= DEFLATE_FROM else text
+
+
+def unpacked(held: bytes | str | Any) -> Any:
+    """A held value back as the agents use it (JSON text of any earlier release included)."""
+    if isinstance(held, bytes) and held.startswith(_DEFLATED):
+        held = zlib.decompress(held)
+    return json.loads(held) if isinstance(held, bytes | str) else held
+
+
 class StateTable(faust.Table):  # type: ignore[type-arg]  # faust.Table's parameters are not public
+    def __getitem__(self, key: Any) -> Any:
+        return unpacked(super().__getitem__(key))
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        super().__setitem__(key, packed(value))
+
+    def items(self) -> ItemsView[Any, Any]:
+        return {key: unpacked(held) for key, held in self.data.items()}.items()
+
+    def values(self) -> ValuesView[Any]:
+        return {key: unpacked(held) for key, held in self.data.items()}.values()
+
     def __post_init__(self) -> None:
         super().__post_init__()
         self._latest: dict[Any, FutureMessage] = {}
@@ -95,9 +130,21 @@ class StateTable(faust.Table):  # type: ignore[type-arg]  # faust.Table's parame
 
 def table(app: faust.App, name: str) -> StateTable:
     """A table co-partitioned with the topics (its changelog follows the source partition),
-    string keys, JSON values that agents reassign whole on every change."""
+    string keys, JSON values (held packed) that agents reassign whole on every change.
+
+    Faust creates the changelog topic with the broker's default message size (1 MiB) unless
+    told otherwise; values here are small (references and hashes, not articles), but a table
+    must never be the place a large page fails, so the changelog gets the topics' size.
+    """
     made = StateTable(
-        app, name=name, default=None, beacon=app.tables.beacon, partitions=PARTITIONS, key_type=str
+        app,
+        name=name,
+        default=None,
+        beacon=app.tables.beacon,
+        partitions=PARTITIONS,
+        key_type=str,
+        value_type=bytes,  # packed values go to the changelog as they are
+        extra_topic_configs={"max.message.bytes": str(MAX_MESSAGE_BYTES)},
     )
     app.tables.add(cast(TableT[str, Any], made))
     return made

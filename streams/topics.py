@@ -12,9 +12,13 @@ from dataclasses import dataclass
 from aiokafka.partitioner import murmur2
 
 PARTITIONS = 3
-# Ingestion's 5 MiB HTML limit plus the Avro record and headroom; the candidate set carried on
-# the hygiene topics stays well below. Topics, producers and consumers all use this figure.
-MAX_MESSAGE_BYTES = 10 * 1024 * 1024
+# The largest record a topic, a table changelog, a producer or a consumer here takes. The
+# largest records are the hygiene topics': they carry the candidate set, which for ingestion's
+# largest page (5 MiB of HTML, mostly text) is about 9 MiB of JSON.
+MAX_MESSAGE_BYTES = 16 * 1024 * 1024
+# A candidate set above this ends at the candidates stage (``candidate_set_too_large``): the
+# rest of a hygiene record (the model's answer, attempts) must fit in what is left.
+MAX_CANDIDATE_SET_BYTES = 12 * 1024 * 1024
 
 # librdkafka (confluent-kafka) hashes keys with CRC32 by default; the Java client and aiokafka
 # (under Faust) use murmur2. Every producer must hash alike or co-partitioning silently breaks.

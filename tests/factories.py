@@ -13,6 +13,7 @@ from article_runtime.model import (
     MetadataCandidate,
     MetadataCandidates,
 )
+from article_runtime.model.proposal import Repair, RepairCategory
 
 PARAGRAPH = (
     "A prefeitura do Rio anunciou nesta segunda-feira um plano de R$ 1,2 bilhão "
@@ -138,3 +139,19 @@ def proposal(**overrides: Any) -> dict[str, Any]:
     }
     data.update(overrides)
     return data
+
+
+def repair(target: str, original: str, replacement: str, category: RepairCategory) -> Repair:
+    """A proposed repair as the model would send it."""
+    return Repair(
+        target_id=target,
+        original=original,
+        replacement=replacement,
+        category=category,
+        justification="test",
+    )
+
+
+def mojibake(text: str, codec: str = "cp1252") -> str:
+    """Real mojibake: UTF-8 bytes read back in a legacy codec."""
+    return text.encode("utf-8").decode(codec)

@@ -11,12 +11,13 @@ from collections.abc import Sequence
 from selectolax.lexbor import LexborHTMLParser
 
 from article_runtime.candidates.decode import decode_html
-from article_runtime.candidates.depth import check_depth
+from article_runtime.candidates.depth import scan_page
 from article_runtime.candidates.extractors import vote
 from article_runtime.candidates.language import MAX_SAMPLE_CHARS, decide_language
 from article_runtime.candidates.metadata import extract_metadata
 from article_runtime.candidates.prune import prune, prune_unvoted
 from article_runtime.candidates.segment import RawBlock, Segmentation, segment
+from article_runtime.candidates.urls import normalize_url
 from article_runtime.errors import InputError
 from article_runtime.model.candidates import (
     Block,
@@ -100,19 +101,23 @@ def build_candidates(
 ) -> CandidateSet:
     """Everything deterministic extraction found in one article.
 
+    ``url`` (where ingestion fetched the page) counts only in normal form: one that is no
+    absolute http(s) URL is treated as unknown, like a missing one.
+
     Raises:
-        InputError: ``empty_html``, ``html_too_large``, ``not_html``, ``unreadable_input``
-            (decoding), ``html_too_deep``, ``no_text_blocks``.
+        InputError: ``empty_html``, ``html_too_large``, ``not_html``, ``corrupt_gzip``
+            (decoding), ``html_too_deep``, ``too_many_elements``, ``no_text_blocks``.
     """
+    url = normalize_url(url)
     text = decode_html(html)
-    check_depth(text)
+    shape = scan_page(text)
     tree = LexborHTMLParser(text)
     tree.strip_tags(["rt", "rp"])  # ruby readings are pronunciation aids, not text (titles too)
     seg = segment(tree, url)
     if not seg.blocks:
         raise InputError("no_text_blocks", "the page has no visible text")
     blocks = prune(seg.blocks)
-    vote(blocks, seg.container_parent, text)
+    vote(blocks, seg.container_parent, text, trafilatura=shape.fits_trafilatura)
     blocks = prune_unvoted(blocks)  # chrome outside everything an extractor chose
     metadata, decisions = extract_metadata(tree, url, feed)
     language, declared, detected = decide_language(tree, _language_sample(blocks))

@@ -6,7 +6,7 @@ lacks a year, month or day is refused rather than completed from today's date.
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 import htmldate
 from dateutil import parser as dateutil_parser  # type: ignore[import-untyped]
@@ -16,6 +16,9 @@ __all__ = ["date_from_html", "normalize_date"]
 _MAX_LEN = 64  # a date string longer than this is prose, not a date
 _MIN_YEAR = 1900
 _MAX_YEAR = 2100
+# UTC offsets in use run from -12:00 to +14:00; a zone beyond this is no real zone, and past
+# ±24 h ``datetime`` refuses to print it at all.
+_MAX_OFFSET = timedelta(hours=14)
 
 # Two distinct defaults: a component that differs between both parses was absent from the text.
 _DEFAULT_A = datetime(1904, 1, 1, 0, 0, 0, 0)
@@ -34,10 +37,9 @@ def normalize_date(value: str) -> str | None:
         pass
     try:
         moment = datetime.fromisoformat(value)
-        return _checked(moment.isoformat(), moment.year)
     except ValueError:
-        pass
-    return _loose(value)
+        return _loose(value)
+    return _moment(moment)
 
 
 def _loose(value: str) -> str | None:
@@ -54,7 +56,23 @@ def _loose(value: str) -> str | None:
         return None  # 04/09/2025: April or September depends on the reader's locale
     if (first.hour, first.minute) != (second.hour, second.minute):
         return _checked(first.date().isoformat(), first.year)
-    return _checked(first.isoformat(), first.year)
+    return _moment(first)
+
+
+def _moment(moment: datetime) -> str | None:
+    """ISO 8601 of a date and time; None when its zone is no real UTC offset.
+
+    ``utcoffset`` itself raises for a zone of 24 hours or more (dateutil builds one from
+    ``+99:00`` without complaint), so it is asked inside the guard.
+    """
+    try:
+        offset = moment.utcoffset()
+        iso = moment.isoformat()
+    except (ValueError, OverflowError):
+        return None
+    if offset is not None and abs(offset) > _MAX_OFFSET:
+        return None
+    return _checked(iso, moment.year)
 
 
 def _checked(iso: str, year: int) -> str | None:

@@ -50,6 +50,12 @@ _BOMS: tuple[tuple[bytes, str], ...] = (  # UTF-32 first: its LE BOM starts with
 
 # WHATWG Encoding Standard: these labels mean windows-1252 on the web.
 _WEB_ALIASES = {"latin_1": "cp1252", "iso8859_1": "cp1252", "ascii": "cp1252"}
+# Python text codecs that are no character encoding of the web (the Encoding Standard knows
+# none of them): a page declaring one gets the statistical guess instead. Codecs that are
+# not text encodings at all (base64, rot13, zlib...) are refused by their codec info.
+_NOT_WEB_CODECS = frozenset(
+    {"idna", "punycode", "unicode_escape", "raw_unicode_escape", "undefined", "utf_7"}
+)
 _WHITESPACE_CONTROLS = frozenset("\t\n\r\f")
 # Control characters (category Cc: all of them sit below U+00A0) but whitespace, and the
 # replacement character: what binary data decoded as text is made of.
@@ -68,8 +74,8 @@ def decode_html(raw: bytes | str) -> str:
     """Return the page as text, whatever charset it carries (or pretends to carry).
 
     Raises:
-        InputError: ``empty_html``, ``html_too_large``, ``not_html`` or ``unreadable_input``
-            (a corrupt gzip body).
+        InputError: ``empty_html``, ``html_too_large``, ``not_html`` or ``corrupt_gzip``
+            (a truncated or damaged gzip body: refused whole, never half an article).
     """
     if isinstance(raw, str):
         if len(raw) > MAX_HTML_BYTES:
@@ -91,16 +97,32 @@ def _check_size(raw: bytes) -> bytes:
 
 
 def _gunzip(raw: bytes) -> bytes:
-    """Inflate at most ``MAX_HTML_BYTES + 1`` bytes, so a zip bomb costs a bounded amount."""
+    """Every gzip member, whole and checked, inflating at most ``MAX_HTML_BYTES + 1`` bytes
+    so a zip bomb costs a bounded amount.
+
+    A member that ends early (a truncated download) or fails its CRC is refused as such:
+    what inflated before the damage is never passed on as if it were the page. Zero bytes
+    after the last member (tape padding) are allowed, as ``gzip`` allows them.
+    """
     _check_size(raw)
-    inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
-    try:
-        out = inflater.decompress(raw, MAX_HTML_BYTES + 1)
-    except zlib.error as exc:
-        raise InputError("unreadable_input", f"corrupt gzip body: {exc}") from exc
-    if len(out) > MAX_HTML_BYTES:
-        raise InputError("html_too_large", f"gzip body inflates beyond {MAX_HTML_BYTES} bytes")
-    return out
+    out = bytearray()
+    rest = raw
+    while rest:
+        inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+        try:
+            out += inflater.decompress(rest, MAX_HTML_BYTES + 1 - len(out))
+        except zlib.error as exc:
+            raise InputError("corrupt_gzip", f"damaged gzip body: {exc}") from exc
+        if len(out) > MAX_HTML_BYTES:
+            raise InputError("html_too_large", f"gzip body inflates beyond {MAX_HTML_BYTES} bytes")
+        if not inflater.eof:
+            raise InputError("corrupt_gzip", f"gzip body ends early, after {len(out)} bytes")
+        rest = inflater.unused_data
+        if not rest.strip(b"\x00"):
+            break
+        if rest[:2] != _GZIP_MAGIC:
+            raise InputError("corrupt_gzip", "bytes after the gzip body are not another member")
+    return bytes(out)
 
 
 def _decode_bytes(raw: bytes) -> str:
@@ -123,7 +145,7 @@ def _decode_bytes(raw: bytes) -> str:
     if declared is not None and declared != "utf_8":
         try:
             return raw.decode(declared)
-        except UnicodeDecodeError:
+        except (UnicodeError, LookupError):  # LookupError: a codec lost since the lookup
             pass
     guessed = _guess(raw)
     if guessed is not None:
@@ -171,8 +193,11 @@ def _declared_charset(head: bytes) -> str | None:
                 end += 1
             label = lowered[pos:end].decode("ascii", errors="ignore")
             try:
-                name = codecs.lookup(label).name.replace("-", "_")
+                info = codecs.lookup(label)
             except LookupError:
+                return None
+            name = info.name.replace("-", "_")
+            if not getattr(info, "_is_text_encoding", True) or name in _NOT_WEB_CODECS:
                 return None
             if name.startswith(("utf_16", "utf_32")):
                 return None

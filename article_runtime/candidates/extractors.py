@@ -136,10 +136,20 @@ def trafilatura_selection(blocks: Sequence[RawBlock], text: str) -> set[int]:
     return chosen
 
 
-def vote(blocks: Sequence[RawBlock], parents: dict[int, int | None], html: str) -> None:
-    """Fill each block's ``extractors`` with the extractors that selected it."""
+def vote(
+    blocks: Sequence[RawBlock],
+    parents: dict[int, int | None],
+    html: str,
+    *,
+    trafilatura: bool = True,
+) -> None:
+    """Fill each block's ``extractors`` with the extractors that selected it.
+
+    ``trafilatura=False`` (a page whose shape would cost trafilatura many seconds, see
+    ``depth.PageShape``) leaves the vote to the DOM heuristic alone.
+    """
     dom = dom_selection(blocks, parents)
-    traf = trafilatura_selection(blocks, trafilatura_text(html))
+    traf = trafilatura_selection(blocks, trafilatura_text(html)) if trafilatura else set()
     for block in blocks:
         block.extractors = [
             name for name, chosen in ((DOM, dom), (TRAFILATURA, traf)) if block.index in chosen

@@ -7,9 +7,8 @@ inline data never reach the model: they cost tokens and are never article conten
 from __future__ import annotations
 
 from collections.abc import Mapping
-from urllib.parse import urlsplit
 
-from article_runtime.candidates.urls import absolute_url
+from article_runtime.candidates.urls import absolute_url, split_url
 
 PIXEL_MAX = 2  # width or height at or below this: a tracking pixel
 ICON_MAX = 40  # both sides declared and at or below this: an icon or avatar badge
@@ -38,15 +37,24 @@ def raw_source(attrs: Attrs) -> str | None:
     return _first_srcset(attrs.get("srcset")) or _first_srcset(attrs.get("data-srcset"))
 
 
+_SIZE_DIGITS = 7  # more digits than this is no real size: read as "huge", never parsed whole
+
+
 def _size(value: str | None) -> int | None:
+    """The leading ASCII digits of a width/height attribute (``"16px"`` -> 16), like browsers.
+
+    Only ASCII digits count: ``str.isdigit`` accepts ``²`` and other digits ``int`` refuses.
+    """
     if not value:
         return None
-    digits = ""
-    for ch in value.strip():
-        if not ch.isdigit():
-            break
-        digits += ch
-    return int(digits) if digits else None
+    text = value.strip()
+    end = 0
+    while end < len(text) and "0" <= text[end] <= "9":
+        end += 1
+    if not end:
+        return None
+    digits = text[:end].lstrip("0") or "0"
+    return int(digits) if len(digits) <= _SIZE_DIGITS else 10**_SIZE_DIGITS
 
 
 def is_decorative(attrs: Attrs) -> bool:
@@ -66,7 +74,8 @@ def image_url(attrs: Attrs, base: str | None) -> str | None:
     url = absolute_url(raw_source(attrs), base)
     if url is None:
         return None
-    path = urlsplit(url).path.lower()
+    parts = split_url(url)
+    path = parts.path.lower() if parts is not None else ""
     if path.endswith(_ICON_SUFFIXES):
         return None
     return url

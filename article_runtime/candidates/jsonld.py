@@ -8,13 +8,21 @@ JSON-LD, where the browser would never decode them.
 from __future__ import annotations
 
 import html
-import json
 from collections.abc import Iterator
 from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser
 
-__all__ = ["JSONLD_SCRIPTS", "article_objects", "jsonld_objects", "person_names", "texts"]
+from article_runtime import bounded_json
+
+__all__ = [
+    "JSONLD_SCRIPTS",
+    "article_objects",
+    "jsonld_objects",
+    "parse_jsonld",
+    "person_names",
+    "texts",
+]
 
 _MAX_DEPTH = 12  # nesting beyond this is not metadata
 _MAX_OBJECTS = 500  # a page's structured data, bounded
@@ -34,15 +42,21 @@ def jsonld_objects(tree: LexborHTMLParser) -> list[dict[str, Any]]:
         kind = (script.attributes.get("type") or "").strip().lower()
         if kind != "application/ld+json":
             continue
-        try:
-            data = json.loads(script.text(deep=True), strict=False)
-        except (ValueError, RecursionError):
-            continue
+        data = parse_jsonld(script.text(deep=True))
         for obj in _walk(data, 0):
             found.append(obj)
             if len(found) >= _MAX_OBJECTS:
                 return found
     return found
+
+
+def parse_jsonld(text: str) -> Any:
+    """One script's JSON, or None when it is malformed or nested past ``bounded_json``'s
+    limit (whose bound also keeps the recursive readers below safe)."""
+    try:
+        return bounded_json.loads(text, strict=False)  # CMSs put raw newlines in strings
+    except ValueError:
+        return None
 
 
 def _walk(node: object, depth: int) -> Iterator[dict[str, Any]]:

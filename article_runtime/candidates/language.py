@@ -7,16 +7,21 @@ disagrees wins; a hesitant one defers to the declaration.
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Iterator
 
 from py3langid.langid import MODEL_FILE, LanguageIdentifier
 from selectolax.lexbor import LexborHTMLParser
 
-from article_runtime.candidates.jsonld import JSONLD_SCRIPTS
+from article_runtime.candidates.jsonld import JSONLD_SCRIPTS, parse_jsonld
 from article_runtime.text.segments import normalize_space
 
-__all__ = ["CONFIDENT", "MAX_SAMPLE_CHARS", "MIN_SAMPLE_LETTERS", "decide_language"]
+__all__ = [
+    "CONFIDENT",
+    "MAX_SAMPLE_CHARS",
+    "MIN_SAMPLE_LETTERS",
+    "decide_language",
+    "detect_languages",
+]
 
 # Enough for a stable guess; the detector's cost grows with length. Measured on 897 pages
 # (WCXB dev, AEB, multilingual): 1000 characters give the same language and detection as
@@ -54,6 +59,13 @@ def detect_language(text_sample: str) -> tuple[str | None, float]:
         return None, 0.0
     code, probability = _identifier().classify(sample)
     return str(code), float(probability)
+
+
+def detect_languages(text: str) -> dict[str, float]:
+    """Every language the detector knows with its normalized probability for ``text``, most
+    likely first (a short text spreads them; compare them rather than trust the first)."""
+    sample = normalize_space(text[: MAX_SAMPLE_CHARS * 2])[:MAX_SAMPLE_CHARS]
+    return {str(code): float(p) for code, p in _identifier().rank(sample)}
 
 
 def _has_letters(text: str, needed: int) -> bool:
@@ -102,10 +114,7 @@ def _jsonld_languages(tree: LexborHTMLParser) -> list[str]:
     for script in tree.css(JSONLD_SCRIPTS):
         if (script.attributes.get("type") or "").strip().lower() != "application/ld+json":
             continue
-        try:
-            data = json.loads(script.text(deep=True), strict=False)
-        except (ValueError, RecursionError):
-            continue
+        data = parse_jsonld(script.text(deep=True))
         items = data if isinstance(data, list) else [data]
         for item in items:
             if not isinstance(item, dict):

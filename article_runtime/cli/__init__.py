@@ -13,11 +13,10 @@ environment variables the providers file names.
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 
 from article_runtime.cli import candidates, enrich, extract
-from article_runtime.errors import ArticleRuntimeError
+from article_runtime.cli.io import error_line, error_record
 
 __all__ = ["build_parser", "main"]
 
@@ -57,13 +56,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Exit code 0 on success, 1 when an input (or the configuration) failed, 2 on bad usage.
+
+    A failure that escapes a command (a bad providers file, an unreadable single input) is
+    one error line on stderr with its categorical reason, never a traceback.
+    """
     args = build_parser().parse_args(argv)
     try:
         code: int = args.func(args)
-    except ArticleRuntimeError as exc:
-        sys.stderr.write(f"error: {exc.reason}: {exc.detail}\n")
-        return 1
-    except OSError as exc:
-        sys.stderr.write(f"error: unreadable_input: {exc}\n")
+    except Exception as exc:
+        record = error_record(getattr(args, "file", None) or args.command, exc)
+        error_line(record["source"], record["error"]["reason"], record["error"]["detail"])
         return 1
     return code

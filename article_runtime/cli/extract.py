@@ -10,9 +10,16 @@ from pathlib import Path
 from tqdm import tqdm
 
 from article_runtime.candidates import build_candidates
-from article_runtime.cli.io import as_markdown, error_line, iter_inputs, note, print_json
+from article_runtime.candidates.urls import normalize_url
+from article_runtime.cli.io import (
+    as_markdown,
+    error_line,
+    error_record,
+    iter_inputs,
+    note,
+    print_json,
+)
 from article_runtime.cli.runtime import NO_PROVIDERS, llm_runtime
-from article_runtime.errors import ArticleRuntimeError
 from article_runtime.extract import extract_article
 from article_runtime.hygiene import HYGIENE, hygiene_article
 from article_runtime.llm.policy import LLMRuntime, serves
@@ -38,14 +45,12 @@ async def _extract_all(files: list[Path], args: argparse.Namespace, fmt: str) ->
         for path in tqdm(files, file=sys.stderr, unit="article", disable=len(files) < 2):
             try:
                 article = await _one(path, args, proposal, llm)
-            except (ArticleRuntimeError, OSError) as exc:
+            except Exception as exc:  # one bad input never stops the others
                 failures += 1
-                reason = getattr(exc, "reason", "unreadable_input")
-                detail = getattr(exc, "detail", str(exc))
-                error_line(str(path), reason, detail)
+                record = error_record(str(path), exc)
+                error_line(str(path), record["error"]["reason"], record["error"]["detail"])
                 if fmt != "markdown":
-                    error = {"source": str(path), "error": {"reason": reason, "detail": detail}}
-                    print_json(error, lines=fmt == "jsonl")
+                    print_json(record, lines=fmt == "jsonl")
                 continue
             if fmt == "markdown":
                 sys.stdout.write(as_markdown(article) + "\n")
@@ -59,5 +64,7 @@ def run(args: argparse.Namespace) -> int:
     if args.url and len(files) > 1:
         sys.stderr.write("error: --url applies to a single input file\n")
         return 2
+    if args.url and normalize_url(args.url) is None:
+        note(f"--url {args.url!r} is no absolute http(s) URL: the page URL counts as unknown")
     fmt = args.format or ("json" if len(files) == 1 else "jsonl")
     return asyncio.run(_extract_all(files, args, fmt))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from article_runtime import contracts
 from article_runtime.enrichment.model import EnrichmentInput, Entity, EvidenceBlock
 from article_runtime.errors import InputError
-from article_runtime.harness.markdown import plain_text, split_targets
+from article_runtime.harness.markdown import plain_text, split_cells, split_targets
 from article_runtime.model import AssembledArticle
 from article_runtime.text import nfc
 
@@ -65,29 +65,13 @@ def _is_image_line(line: str) -> bool:
     )
 
 
-def _split_cells(row: str) -> list[str]:
-    """A table row's cells, cut at unescaped pipes (our tables escape ``|`` inside cells)."""
-    cells: list[str] = []
-    start, i = 0, 0
-    while i < len(row):
-        if row[i] == "\\":
-            i += 2
-            continue
-        if row[i] == "|":
-            cells.append(row[start:i])
-            start = i + 1
-        i += 1
-    cells.append(row[start:])
-    return cells[1:-1] if len(cells) > 2 else cells
-
-
 def _is_separator_row(row: str) -> bool:
     return "-" in row and not row.strip("|-: ")
 
 
 def _table_text(chunk: str) -> list[str]:
     rows = [row for row in chunk.split("\n") if not _is_separator_row(row)]
-    return [" | ".join(plain_text(cell).strip() for cell in _split_cells(row)) for row in rows]
+    return [" | ".join(plain_text(cell).strip() for cell in split_cells(row)) for row in rows]
 
 
 def _code_text(chunk: str) -> list[str]:
@@ -111,9 +95,17 @@ def reader_text(chunk: str) -> str:
 
 
 def evidence_blocks(markdown: str) -> list[EvidenceBlock]:
-    """The body as ``p1..pN`` reader-text blocks in order; image-only and empty chunks dropped."""
-    texts = [text for text in map(reader_text, chunks(markdown)) if text.strip()]
-    return [EvidenceBlock(id=f"p{n}", text=text) for n, text in enumerate(texts, start=1)]
+    """The body as ``p1..pN`` reader-text blocks in order; image-only and empty chunks dropped.
+
+    A chunk starting with ``#`` is a heading: assembly escapes a leading ``#`` of any other
+    text, so only headings start with one.
+    """
+    read = [(chunk.startswith("#"), reader_text(chunk)) for chunk in chunks(markdown)]
+    kept = [(heading, text) for heading, text in read if text.strip()]
+    return [
+        EvidenceBlock(id=f"p{n}", text=text, heading=heading)
+        for n, (heading, text) in enumerate(kept, start=1)
+    ]
 
 
 def build_enrichment_input(article: AssembledArticle, entity: Entity) -> EnrichmentInput:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from article_runtime import bounded_json
 from article_runtime.enrichment.blocks import build_enrichment_input
 from article_runtime.enrichment.harness import validate_enrichment
 from article_runtime.enrichment.model import (
@@ -18,7 +18,7 @@ from article_runtime.enrichment.model import (
 from article_runtime.errors import InputError
 from article_runtime.llm.policy import LLMRuntime, Validator, Verdict, serves
 from article_runtime.llm.prompts import load_prompt
-from article_runtime.llm.records import ValidationSummary
+from article_runtime.llm.records import ValidationSummary, step_verdict
 from article_runtime.llm.render import enrichment_messages
 from article_runtime.model import AssembledArticle, Usage
 from article_runtime.model.attempts import LogicalCall, Role
@@ -31,14 +31,14 @@ def _judge(inp: EnrichmentInput) -> Validator[EnrichmentProposal]:
         verdict = validate_enrichment(content, inp)
         steps = {s.name: s.outcome for s in verdict.report.steps}
         summary = ValidationSummary(
-            schema_valid=steps.get("schema_valid") == "passed",
-            grounding_valid=all(
-                steps.get(n) == "passed" for n in ("evidence_ids", "tag_language", "no_body_text")
+            schema_valid=step_verdict(steps, ("json_parseable", "schema_valid"), ()),
+            grounding_valid=step_verdict(
+                steps, ("evidence_ids", "tag_language", "no_body_text"), ("schema_valid",)
             ),
             reason=verdict.report.reason,
         )
         try:
-            answer: Any = json.loads(content)
+            answer: Any = bounded_json.loads(content)
         except ValueError:
             answer = content[:2000]
         return Verdict(verdict.proposal, verdict.report.reason, summary, answer)

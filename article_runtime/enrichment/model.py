@@ -23,6 +23,9 @@ class Entity(Frozen):
 class EvidenceBlock(Frozen):
     id: str
     text: str
+    # A heading names a topic: a tag equal to it is a tag, not body text lifted (spec 9.3).
+    # Not part of the call's input (excluded from dumps), only of the harness's judgement.
+    heading: bool = Field(default=False, exclude=True)
 
 
 class EnrichmentInput(Frozen):

@@ -9,7 +9,7 @@ run and invalidates the whole answer (the caller falls back). Reason codes:
     tag_cardinality  too_few_tags, too_many_tags
     duplicate_tags   duplicate_tag
     evidence_ids     unknown_evidence_id
-    tag_language     tag_script_mismatch, tag_not_grounded
+    tag_language     tag_script_mismatch, tag_language_mismatch, tag_not_grounded
     no_body_text     tag_is_body_text
 
 The schema's sentiment enum and tag count are left to their own steps, so an answer that
@@ -27,7 +27,11 @@ from pydantic import ValidationError
 
 from article_runtime import contracts
 from article_runtime.enrichment.model import EnrichmentInput, EnrichmentProposal, Sentiment, Tag
-from article_runtime.enrichment.tag_language import foreign_scripts, is_grounded
+from article_runtime.enrichment.tag_language import (
+    foreign_language,
+    foreign_scripts,
+    is_grounded,
+)
 from article_runtime.harness.runner import StepFailure, parse_json
 from article_runtime.text import words
 from article_runtime.text.collation import collation_key, same_text
@@ -122,6 +126,9 @@ def tag_language(run: Run) -> None:
         foreign = foreign_scripts(tag.tag, body_scripts)
         if foreign:
             raise StepFailure("tag_script_mismatch", f"{tag.tag!r}: {', '.join(sorted(foreign))}")
+    other = foreign_language([tag.tag for tag in run.tags], run.language)
+    if other is not None:
+        raise StepFailure("tag_language_mismatch", f"tags read as {other}, not {run.language}")
     for tag in run.tags:
         evidence = [run.texts[i] for i in tag.evidence_block_ids]
         if not is_grounded(tag.tag, evidence, run.language):
@@ -134,9 +141,9 @@ def no_body_text(run: Run) -> None:
         count = len(words(tag.tag, locale))
         if count > MAX_TAG_WORDS:
             raise StepFailure("tag_is_body_text", f"{tag.tag!r}: {count} words > {MAX_TAG_WORDS}")
-        for block_id, text in run.texts.items():
-            if same_text(tag.tag, text, run.language):
-                raise StepFailure("tag_is_body_text", f"{tag.tag!r} is block {block_id}")
+        for block in run.inp.blocks:
+            if not block.heading and same_text(tag.tag, block.text, run.language):
+                raise StepFailure("tag_is_body_text", f"{tag.tag!r} is block {block.id}")
 
 
 Step = Callable[[Run], None]

@@ -37,7 +37,12 @@ def _decision(r: ReviewedRepair) -> RepairDecision:
         category=r.repair.category,
         decision="applied" if r.accepted else "rejected",
         reason=r.reason,
+        justification=r.repair.justification,
     )
+
+
+def _passed(report: HarnessReport, step: str) -> bool:
+    return any(s.name == step and s.outcome == "passed" for s in report.steps)
 
 
 def validate(
@@ -58,6 +63,10 @@ def run_hygiene_harness(
 ) -> HarnessResult:
     """Validate ``proposal`` against ``candidates`` and assemble the article if it holds."""
     run, report = validate(candidates, proposal)
+    if run.proposal is not None and _passed(report, "block_ids"):
+        report = report.model_copy(
+            update={"removed_blocks": list(run.proposal.removed_block_reasons or ())}
+        )
     log = RepairLog(
         applied=[_decision(r) for r in run.reviews if r.accepted],
         rejected=[_decision(r) for r in run.reviews if not r.accepted],

@@ -5,23 +5,28 @@ Protections and category checks read the same ``Edit``, so each diff is computed
 
 from __future__ import annotations
 
+import bisect
+import itertools
 from dataclasses import dataclass
+from functools import cached_property
 
 from article_runtime.model.proposal import Repair
 from article_runtime.text.edits import CharChange, TokenChange, char_changes
 from article_runtime.text.edits import token_changes as diff_tokens
 from article_runtime.text.names import name_starts
+from article_runtime.text.numbers import number_affixes, numeric_signature
 from article_runtime.text.quotes import Span, quoted_spans
-from article_runtime.text.segments import Token, word_tokens
+from article_runtime.text.segments import Token, graphemes, word_tokens
 
 __all__ = ["Edit", "Target"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Target:
-    """What the protections need to know about one target, computed once."""
+    """What the protections need to know about one target, computed once for all its repairs."""
 
     text: str
+    locale: str
     tokens: list[Token]
     names: set[int]
     quotes: list[Span]
@@ -29,7 +34,31 @@ class Target:
     @classmethod
     def read(cls, text: str, locale: str) -> Target:
         tokens = word_tokens(text, locale, keep_spaces=True)
-        return cls(text, tokens, name_starts(tokens, text, locale), quoted_spans(text, tokens))
+        names = name_starts(tokens, text, locale)
+        return cls(text, locale, tokens, names, quoted_spans(text, tokens))
+
+    @cached_property
+    def grapheme_edges(self) -> frozenset[int]:
+        """Offsets between user-perceived characters: where a repair may start or end."""
+        return frozenset(itertools.accumulate((len(g) for g in graphemes(self.text)), initial=0))
+
+    @cached_property
+    def numbers(self) -> tuple[list[tuple[str, ...]], list[str]]:
+        """The numeric signature and the numbers with their signs and units."""
+        signature = numeric_signature(self.tokens)
+        return signature, number_affixes(self.text, self.tokens, self.locale)
+
+    @cached_property
+    def _starts(self) -> list[int]:
+        return [token.start for token in self.tokens]
+
+    def token_span(self, start: int, end: int) -> tuple[int, int]:
+        """``[start, end)`` widened to the whole tokens (words, spaces, marks) it touches."""
+        first = max(bisect.bisect_right(self._starts, start) - 1, 0)
+        last = max(bisect.bisect_left(self._starts, end) - 1, first)
+        if not self.tokens:
+            return start, end
+        return min(start, self.tokens[first].start), max(end, self.tokens[last].end)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,10 +74,10 @@ class Edit:
     chars: list[CharChange]
 
     @classmethod
-    def make(cls, repair: Repair, target: Target, start: int, locale: str) -> Edit:
+    def make(cls, repair: Repair, target: Target, start: int) -> Edit:
         end = start + len(repair.original)
         text = target.text[:start] + repair.replacement + target.text[end:]
-        edited = word_tokens(text, locale, keep_spaces=True)
+        edited = word_tokens(text, target.locale, keep_spaces=True)
         chars = [
             CharChange(c.start + start, c.end + start, c.removed, c.inserted)
             for c in char_changes(repair.original, repair.replacement)

@@ -1,10 +1,11 @@
-"""Review the model's small repairs one by one (spec 7, 8.2 step 7, 8.3).
+"""Review the model's small repairs (spec 7, 8.2 steps 1-8, 8.3).
 
-A repair is accepted only when the harness can show, without the model, that it fixes an
-unambiguous defect of its category and touches no number, date, score, name or quotation. A
-rejected repair leaves its text as it was; the other repairs and the selection go on.
-This module locates each repair and decides; ``repair_edit`` holds the repair applied to its
-target with library diffs, ``repair_checks`` the protections and the five category checks.
+A repair is accepted only when its category explains every character it changes (see
+``repair_checks``) and it touches no number, date, score, name or quotation (see
+``repair_protections``). Several repairs that touch the same or neighbouring tokens of one target
+are judged together too: their combined edit must pass the same rules as one repair, so a
+forbidden change cannot be split into pieces that each look allowed. A rejected repair leaves
+its text as it was; the other repairs and the selection go on.
 
 Reason codes (``ReviewedRepair.reason``), one vocabulary for traces, events and people:
 
@@ -19,59 +20,80 @@ Location (spec 8.2 steps 1-3):
     ``overlapping_repair``      it overlaps a repair already accepted on the same target
     ``crosses_link_boundary``   it straddles a link anchor edge
 Protections (step 6):
-    ``protected_number``        a number token or numeric character (Ⅻ, ½, ², 三) would change
+    ``protected_number``        a number, a numeric character (Ⅻ, ½, ², 三) or a sign or unit
+                                that belongs to a number (-15, $12, 35%, +3) would change
     ``protected_date``          a date (12.05.2024, 12/05) would change, separators included
     ``protected_score``         a score-like run (3-1, 2:0) would change, separators included
     ``protected_name``          a proper name would change (see ``article_runtime.text.names``)
     ``protected_quotation``     text inside quotation marks, or the marks themselves, would change
 Category checks (step 7):
-    ``not_mojibake``            encoding: neither fragment nor its words look like mojibake
-    ``encoding_fix_mismatch``   encoding: the replacement is not what ftfy restores
-    ``not_unicode_fix``         unicode: not a normalization or invisible-debris fix
-    ``not_spacing_only``        spacing: more than whitespace changes
-    ``spacing_changes_words``   spacing: joins words the article uses on their own, or splits one
-    ``letters_or_numbers_changed``    punctuation: a letter or number token changes
-    ``not_punctuation_only``    punctuation: a changed character is not punctuation or a plain
-                                symbol (emoji and other So symbols carry tone)
-    ``punctuation_introduced``  punctuation: adds a mark the fragment did not have
-    ``too_many_punctuation_changes``  punctuation: more than two marks change
+    ``not_mojibake``            encoding: ftfy finds nothing to fix in the original
+    ``encoding_fix_mismatch``   encoding: the replacement is not ftfy's fix, or ftfy reading the
+                                whole target would not fix it so
+    ``not_unicode_fix``         unicode: the original has no invisible debris and is NFC
+    ``unicode_fix_mismatch``    unicode: the replacement is not the original in NFC without
+                                its invisible debris (it adds, keeps or changes something)
+    ``not_spacing_only``        spacing: more than horizontal spaces change, a line break
+                                changes, or a gap becomes anything but one space or none
+    ``spacing_changes_words``   spacing: joins or splits words where the old reading is real
+                                words (now here / nowhere) or the new one is not
+    ``language_not_covered``    spacing, typo: no word list for the article's language
+    ``letters_or_numbers_changed``    punctuation: a letter or number changes
+    ``not_punctuation_only``    punctuation: something other than a mark is removed (emoji and
+                                other So symbols carry tone), only spaces change, or two words
+                                would touch
+    ``punctuation_introduced``  punctuation: a mark is added or moved (only removal is allowed)
+    ``not_duplicated_or_stray`` punctuation: removes the only mark of a run that touches a word
+    ``too_many_punctuation_changes``  punctuation: more than two marks removed
     ``sentence_terminal_changed``     punctuation: . ? ! 。 differ beyond a doubled mark
     ``not_single_word_typo``    typo: not exactly one word replaced by one word
     ``typo_not_alphabetic``     typo: kana or ideographs (a changed one is another word)
+    ``typo_changes_script``     typo: the word mixes scripts or the replacement's script differs
     ``case_changed``            typo: capitalization changes
     ``typo_too_large``          typo: more than 2 grapheme edits or more than 1/3 of the word
-    ``real_word_swap``          typo: the article uses the original word elsewhere
-    ``typo_unattested``         typo: two edits but the article never uses the replacement
+    ``real_word_swap``          typo: the original is a word (of the language's word list, or
+                                used elsewhere in the article): emitir -> omitir, colour -> color
+    ``replacement_not_a_word``  typo: the replacement is no common word of the language, or not
+                                a hundred times more frequent than the original
+Judged together (step 7): ``combined_<reason>`` when the repair, added to the accepted repairs
+on neighbouring tokens of the same target, fails with ``<reason>``: repairs of one category as
+one combined edit over their joint span; of several categories, the repair on the text its
+neighbours left.
 Safety net: ``review_failed``   the review itself raised; the repair is rejected, never applied.
 
-Protection policy: numbers bind every category. ``encoding``, ``unicode`` and ``spacing``
-(whose own checks keep letters and digits) may touch quotations and date/score separators, and
-may re-space or clean a name as long as no name is split and no two are joined; ftfy-verified
-``encoding`` fixes may also restore a name. ``punctuation_corruption`` and ``obvious_typo`` may
-touch none of them.
+Protection policy: numbers bind every category; signs and units of numbers bind all but the
+computed fixes (``encoding``, ``unicode``). ``encoding``, ``unicode`` and ``spacing`` (whose own
+checks keep letters and digits) may touch quotations and date/score separators, and may re-space
+or clean a name as long as no name is split and no two are joined; ``encoding`` fixes may also
+restore a name. ``punctuation_corruption`` and ``obvious_typo`` may touch none of them.
 
-Typo policy: one letter token into one letter token, same capitalization pattern, Damerau
-distance over graphemes ``d`` with ``1 <= d <= 2`` and ``3*d <= len(word)``; rejected when the
-article uses the original word elsewhere (a real word of this article); ``d == 2`` needs the
-replacement attested elsewhere; a capitalized sentence-initial word (maybe a name) needs the
-replacement attested in lowercase.
+Typo policy: one letter token into one letter token of the same single script and capitalization
+pattern, Damerau distance over graphemes ``d`` with ``1 <= d <= 2`` and ``3*d <= len(word)``;
+the original must be no word (see ``article_runtime.text.lexicon``: not in use in the language's
+word list and not used elsewhere in the article), the replacement a common word far more
+frequent; a capitalized sentence-initial word (maybe a name) needs the replacement attested in
+lowercase in the article.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from article_runtime.errors import ArticleRuntimeError
-from article_runtime.harness.repair_checks import CATEGORY_CHECKS, PROTECTIONS
+from article_runtime.harness.repair_checks import CATEGORY_CHECKS, Evidence
 from article_runtime.harness.repair_edit import Edit, Target
+from article_runtime.harness.repair_protections import PROTECTIONS
 from article_runtime.model.proposal import Repair, RepairCategory
-from article_runtime.text.segments import graphemes
+from article_runtime.text.lexicon import lexicon_for
 from article_runtime.text.vocabulary import Vocabulary
 
 __all__ = ["ReviewedRepair", "apply_repairs", "review_repairs"]
 
 ACCEPTED_PREFIX = "accepted_"
+COMBINED_PREFIX = "combined_"
 UNKNOWN_TARGET = "unknown_target"
 ORIGINAL_NOT_FOUND = "original_not_found"
 ORIGINAL_AMBIGUOUS = "original_ambiguous"
@@ -89,24 +111,27 @@ class ReviewedRepair:
     reason: str  # "accepted_<category>" when accepted, else a categorical rejection code
     start: int | None  # offset of repair.original in the target text when located
 
+    @property
+    def end(self) -> int | None:
+        return None if self.start is None else self.start + len(self.repair.original)
+
 
 @dataclass
 class _Article:
     targets: Mapping[str, str]
     locale: str
+    language: str | None
     _read: dict[str, Target] = field(default_factory=dict)
-    _vocabulary: Vocabulary | None = None
 
     def target(self, target_id: str) -> Target:
         if target_id not in self._read:
             self._read[target_id] = Target.read(self.targets[target_id], self.locale)
         return self._read[target_id]
 
-    @property
-    def vocabulary(self) -> Vocabulary:
-        if self._vocabulary is None:
-            self._vocabulary = Vocabulary(self.targets.values(), self.locale)
-        return self._vocabulary
+    @cached_property
+    def evidence(self) -> Evidence:
+        vocabulary = Vocabulary(self.targets.values(), self.locale)
+        return Evidence(vocabulary, lexicon_for(self.language))
 
 
 # --- location -------------------------------------------------------------------------------
@@ -122,21 +147,22 @@ def _locate(original: str, text: str) -> int | str:
     return first
 
 
-def _grapheme_edges(text: str) -> set[int]:
-    edges, pos = {0}, 0
-    for cluster in graphemes(text):
-        pos += len(cluster)
-        edges.add(pos)
-    return edges
-
-
 # --- review ---------------------------------------------------------------------------------
+
+
+def _judge(edit: Edit, category: RepairCategory, evidence: Evidence) -> str | None:
+    """Protections first (step 6), then the category's own rule (step 7)."""
+    for protect in PROTECTIONS:
+        reason = protect(edit, category)
+        if reason is not None:
+            return reason
+    return CATEGORY_CHECKS[category](edit, evidence)
 
 
 def _verdict(
     repair: Repair,
     article: _Article,
-    accepted: Sequence[tuple[int, int]],
+    accepted: Sequence[ReviewedRepair],
     boundaries: Sequence[int],
 ) -> tuple[str, int | None]:
     if repair.target_id not in article.targets:
@@ -148,21 +174,92 @@ def _verdict(
     start, end = located, located + len(repair.original)
     if repair.replacement == repair.original:
         return NO_CHANGE, start
-    edges = _grapheme_edges(target.text)
+    edges = target.grapheme_edges
     if start not in edges or end not in edges:
         return SPLITS_CHARACTER, start
-    if any(start < other_end and other_start < end for other_start, other_end in accepted):
+    if any(start < (other.end or 0) and (other.start or 0) < end for other in accepted):
         return OVERLAPPING_REPAIR, start
     if any(start < edge < end for edge in boundaries):
         return CROSSES_LINK_BOUNDARY, start
-    edit = Edit.make(repair, target, start, article.locale)
-    category: RepairCategory = repair.category
-    for protect in PROTECTIONS:
-        reason = protect(edit, category)
-        if reason is not None:
-            return reason, start
-    failed = CATEGORY_CHECKS[category](edit, article.vocabulary)
-    return failed or ACCEPTED_PREFIX + category, start
+    failed = _judge(Edit.make(repair, target, start), repair.category, article.evidence)
+    return failed or ACCEPTED_PREFIX + repair.category, start
+
+
+def _neighbours(
+    target: Target, new: ReviewedRepair, accepted: Sequence[ReviewedRepair]
+) -> list[ReviewedRepair]:
+    """``new`` and every accepted repair linked to it by touching or shared tokens."""
+    spans = [(r, target.token_span(r.start or 0, r.end or 0)) for r in accepted]
+    group = [new]
+    low, high = target.token_span(new.start or 0, new.end or 0)
+    grown = True
+    while grown:
+        grown = False
+        for other, (a, b) in spans:
+            if other not in group and a <= high and low <= b:
+                group.append(other)
+                low, high = min(low, a), max(high, b)
+                grown = True
+    return group
+
+
+def _combined_edit(target: Target, group: Sequence[ReviewedRepair]) -> Edit:
+    """One repair of the group's category spanning the whole group: what it does together."""
+    start = min(r.start or 0 for r in group)
+    end = max(r.end or 0 for r in group)
+    shifted = [dataclasses.replace(r, start=(r.start or 0) - start) for r in group]
+    original = target.text[start:end]
+    combined = group[0].repair.model_copy(
+        update={"original": original, "replacement": apply_repairs(original, shifted)}
+    )
+    return Edit.make(combined, target, start)
+
+
+def _edit_in_context(target: Target, new: ReviewedRepair, others: Sequence[ReviewedRepair]) -> Edit:
+    """``new`` applied to the target as its neighbours (of other categories) left it."""
+    context = Target.read(apply_repairs(target.text, others), target.locale)
+    shift = sum(
+        len(r.repair.replacement) - len(r.repair.original)
+        for r in others
+        if (r.start or 0) < (new.start or 0)
+    )
+    return Edit.make(new.repair, context, (new.start or 0) + shift)
+
+
+def _combined_verdict(
+    article: _Article, new: ReviewedRepair, accepted: Sequence[ReviewedRepair]
+) -> str | None:
+    """Why ``new`` may not stand with the accepted repairs beside it, or None.
+
+    Repairs of one category must pass as one repair over their joint span. Where categories
+    differ no single rule fits the joint edit, so ``new`` must pass its own rule on the text
+    its neighbours produced: the result is then reached by steps that each pass.
+    """
+    target = article.target(new.repair.target_id)
+    group = _neighbours(target, new, accepted)
+    if len(group) == 1:
+        return None
+    if len({r.repair.category for r in group}) == 1:
+        edit = _combined_edit(target, group)
+    else:
+        edit = _edit_in_context(target, new, [r for r in group if r is not new])
+    failed = _judge(edit, new.repair.category, article.evidence)
+    return None if failed is None else COMBINED_PREFIX + failed
+
+
+def _review_one(
+    repair: Repair,
+    article: _Article,
+    accepted: Sequence[ReviewedRepair],
+    boundaries: Sequence[int],
+) -> ReviewedRepair:
+    reason, start = _verdict(repair, article, accepted, boundaries)
+    reviewed = ReviewedRepair(repair, reason.startswith(ACCEPTED_PREFIX), reason, start)
+    if reviewed.accepted:
+        failed = _combined_verdict(article, reviewed, accepted)
+        if failed is not None:
+            return ReviewedRepair(repair, False, failed, start)
+    return reviewed
 
 
 def review_repairs(
@@ -172,25 +269,26 @@ def review_repairs(
     boundaries: Mapping[str, Sequence[int]] | None = None,
     locale: str | None = None,
 ) -> list[ReviewedRepair]:
-    """Accept or reject each repair alone, in order. Never raises on bad repairs.
+    """Accept or reject each repair, in order. Never raises on bad repairs.
 
-    Every repair is judged against the target as given; one accepted repair only blocks later
-    ones that overlap it. ``boundaries`` are offsets (link anchor edges) a repair may not cross.
+    Each repair is judged alone against the target as given, then with the repairs already
+    accepted on neighbouring tokens of the same target. ``boundaries`` are offsets (link anchor
+    edges) a repair may not cross. ``locale`` is the article's language: it picks the ICU rules
+    and the word list that decides what is a word.
     """
-    article = _Article(targets, locale or "root")
-    spans: dict[str, list[tuple[int, int]]] = {}
+    article = _Article(targets, locale or "root", locale)
+    accepted: dict[str, list[ReviewedRepair]] = {}
     reviewed: list[ReviewedRepair] = []
     for repair in repairs:
-        accepted = spans.setdefault(repair.target_id, [])
+        same_target = accepted.setdefault(repair.target_id, [])
         edges = (boundaries or {}).get(repair.target_id, ())
         try:
-            reason, start = _verdict(repair, article, accepted, edges)
+            result = _review_one(repair, article, same_target, edges)
         except Exception:  # a crash here must cost one repair, never the article
-            reason, start = REVIEW_FAILED, None
-        ok = reason.startswith(ACCEPTED_PREFIX)
-        if ok and start is not None:
-            accepted.append((start, start + len(repair.original)))
-        reviewed.append(ReviewedRepair(repair, ok, reason, start))
+            result = ReviewedRepair(repair, False, REVIEW_FAILED, None)
+        if result.accepted:
+            same_target.append(result)
+        reviewed.append(result)
     return reviewed
 
 

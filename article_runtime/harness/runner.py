@@ -6,10 +6,10 @@ the first failure stops the run and the remaining steps are reported as skipped.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
+from article_runtime import bounded_json
 from article_runtime.model import HarnessReport, StepOutcome
 
 R = TypeVar("R")
@@ -25,12 +25,13 @@ class StepFailure(Exception):
 
 
 def parse_json(raw: str | bytes | Mapping[str, Any]) -> Any:
-    """Step 1 of both harnesses: the answer as data, or ``invalid_json``."""
+    """Step 1 of both harnesses: the answer as data, or ``invalid_json`` (malformed, nested
+    beyond ``bounded_json.MAX_DEPTH``, or holding a lone surrogate)."""
     if isinstance(raw, Mapping):
         return dict(raw)
     try:
-        return json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
+        return bounded_json.loads(raw)
+    except ValueError as exc:
         raise StepFailure("invalid_json", str(exc)[:200]) from exc
 
 

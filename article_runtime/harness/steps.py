@@ -14,16 +14,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
-from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
 from article_runtime import contracts
-from article_runtime.harness.assemble import Assembly, assemble, link_boundaries
+from article_runtime.candidates.urls import is_url
+from article_runtime.harness.assemble import Assembly, assemble, link_boundaries, renderable
 from article_runtime.harness.grounding import check_grounding
 from article_runtime.harness.repairs import ReviewedRepair, apply_repairs, review_repairs
 from article_runtime.harness.runner import StepFailure, parse_json
-from article_runtime.model import CandidateSet, HygieneProposal
+from article_runtime.model import Block, CandidateSet, HygieneProposal, LinkCandidate
 from article_runtime.text import count_words
 
 MIN_BODY_WORDS = 15
@@ -63,6 +63,21 @@ class Run:
         m = self.candidates.metadata_candidates
         texts |= {c.id: c.text for c in (*m.title, *m.subtitle, *m.author) if c.id in chosen}
         return texts
+
+    @cached_property
+    def kept_blocks(self) -> dict[str, Block]:
+        kept = set(self.need_proposal().kept_block_ids)
+        return {b.id: b for b in self.candidates.blocks if b.id in kept}
+
+    @cached_property
+    def kept_links(self) -> dict[str, list[LinkCandidate]]:
+        """Kept links by the ID of their block."""
+        kept = set(self.need_proposal().kept_link_ids)
+        by_block: dict[str, list[LinkCandidate]] = {}
+        for ln in self.candidates.links:
+            if ln.id in kept:
+                by_block.setdefault(ln.block_id, []).append(ln)
+        return by_block
 
     def need_proposal(self) -> HygieneProposal:
         assert self.proposal is not None, "steps ran out of order"
@@ -110,6 +125,14 @@ def block_ids(run: Run) -> None:
         if bid in seen:
             raise StepFailure("duplicate_block_id", bid)
         seen.add(bid)
+    removed: set[str] = set()
+    for item in run.need_proposal().removed_block_reasons or ():  # spec 6.4
+        _expect_kind(kinds, item.block_id, "block", "block")
+        if item.block_id in seen:
+            raise StepFailure("removed_block_kept", item.block_id)
+        if item.block_id in removed:
+            raise StepFailure("duplicate_removed_block_id", item.block_id)
+        removed.add(item.block_id)
 
 
 def canonical_order(run: Run) -> None:
@@ -137,13 +160,13 @@ def links_and_images(run: Run) -> None:
 
 
 def _urls(text: str) -> set[str]:
-    """Whitespace-separated pieces that parse as absolute URLs (urllib, not a pattern)."""
-    found = set()
-    for piece in text.split():
-        parts = urlsplit(piece.strip("()<>[]\"'.,;"))
-        if (parts.scheme and parts.netloc) or piece.lower().startswith("www."):
-            found.add(piece)
-    return found
+    """Whitespace-separated pieces that read as absolute URLs (urllib, not a pattern); one
+    too broken to parse still counts."""
+    return {
+        piece
+        for piece in text.split()
+        if is_url(piece.strip("()<>[]\"'.,;")) or piece.lower().startswith("www.")
+    }
 
 
 def repairs(run: Run) -> None:
@@ -165,12 +188,13 @@ def repairs(run: Run) -> None:
             locale=run.candidates.language,
         )
     )
-    run.reviews = [
+    reviews = [
         next(reviewed)
         if r.target_id in targets
         else ReviewedRepair(r, False, TARGET_NOT_KEPT, None)
         for r in p.repairs
     ]
+    run.reviews = renderable(run.kept_blocks, run.kept_links, reviews)
     accepted = sum(r.accepted for r in run.reviews)
     run.notes[7] = f"{accepted} applied, {len(run.reviews) - accepted} rejected"
 
@@ -197,27 +221,37 @@ def grounding(run: Run) -> None:
     assert run.assembly is not None
     kept_links, kept_images = set(p.kept_link_ids), set(p.kept_image_ids)
     images = [img for img in c.images if img.id in kept_images]
-    targets = run.targets
-    repaired = [
-        apply_repairs(targets[tid], group) for tid, group in accepted_by_target(run.reviews).items()
-    ]
-    texts = [*targets.values(), *repaired, *(i.alt for i in images), *(i.caption for i in images)]
+    accepted = accepted_by_target(run.reviews)
+    sources = {
+        (bid, "text"): apply_repairs(b.text, accepted.get(bid, []))
+        for bid, b in run.kept_blocks.items()
+    }
+    for img in images:
+        sources |= {(img.id, "alt"): img.alt, (img.id, "caption"): img.caption}
     urls = [ln.href for ln in c.links if ln.id in kept_links] + [i.src for i in images]
-    violation = check_grounding(run.assembly.markdown, texts, urls)
+    violation = check_grounding(run.assembly.document, sources, urls)
     if violation is not None:
         raise StepFailure(*violation)
+
+
+def content_shortfall(kept: Sequence[Block], body_text: str) -> StepFailure | None:
+    """Why kept blocks with this text are too little to be an article, or None (step 10)."""
+    if not any(b.type != "heading" for b in kept):
+        return StepFailure("no_body_blocks")
+    count = count_words(body_text, at_most=MIN_BODY_WORDS)
+    if count < MIN_BODY_WORDS:
+        return StepFailure("content_too_short", f"{count} words < {MIN_BODY_WORDS}")
+    return None
 
 
 def content_minimum(run: Run) -> None:
     assert run.assembly is not None
     if not run.assembly.title.strip():
         raise StepFailure("empty_title")
-    blocks = {b.id: b for b in run.candidates.blocks}
-    if not any(blocks[i].type != "heading" for i in run.need_proposal().kept_block_ids):
-        raise StepFailure("no_body_blocks")
-    count = count_words(run.assembly.body_text, at_most=MIN_BODY_WORDS)
-    if count < MIN_BODY_WORDS:
-        raise StepFailure("content_too_short", f"{count} words < {MIN_BODY_WORDS}")
+    kept = [run.kept_blocks[i] for i in run.need_proposal().kept_block_ids]
+    shortfall = content_shortfall(kept, run.assembly.body_text)
+    if shortfall is not None:
+        raise shortfall
 
 
 STEPS = (

@@ -6,6 +6,7 @@ categorical outcome, so the policy (and every trace) sees each attempt for what 
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
 import time
 from collections.abc import Iterator, Mapping
@@ -121,14 +122,27 @@ class ProviderClient:
     async def complete(
         self, messages: list[dict[str, str]], *, schema_name: str, schema: dict[str, Any]
     ) -> Completion:
-        """One attempt. Raises ProviderFailure on any technical failure."""
-        with translate_errors():
-            response = await self._client.chat.completions.create(
-                model=self.spec.model,
-                messages=messages,  # type: ignore[arg-type]
-                temperature=0,
-                response_format=response_format(self.spec, schema_name, schema),
-            )
+        """One attempt, within ``timeout_s`` from connecting to the last byte.
+
+        The openai client's own timeout applies to each read, so a provider trickling bytes
+        held one call for 23 s with ``timeout_s=3``; the deadline here cancels the request
+        (and its connection) and counts it as a timeout, which the policy may retry.
+
+        Raises:
+            ProviderFailure: any technical failure, ``timeout`` past the deadline.
+        """
+        try:
+            async with asyncio.timeout(self.spec.timeout_s):
+                with translate_errors():
+                    response = await self._client.chat.completions.create(
+                        model=self.spec.model,
+                        messages=messages,  # type: ignore[arg-type]
+                        response_format=response_format(self.spec, schema_name, schema),
+                        extra_body=self.spec.request_params() or None,
+                    )
+        except TimeoutError as exc:
+            detail = f"no complete answer within {self.spec.timeout_s:g} s"
+            raise ProviderFailure("timeout", detail) from exc
         if not response.choices:
             raise ProviderFailure("client_error", "response without choices")
         choice = response.choices[0]

@@ -17,13 +17,14 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeGuard, TypeVar
 
 from article_runtime import contracts
+from article_runtime.candidates.urls import url_host
 from article_runtime.llm.client import Completion, ProviderClient, ProviderFailure
 from article_runtime.llm.prompts import PromptSpec
 from article_runtime.llm.providers import CallProviders, ProviderConfig, ProviderSpec
 from article_runtime.llm.records import GenerationRecord, ValidationSummary
 from article_runtime.llm.render import Message, context_text
 from article_runtime.model.attempts import RETRYABLE, AttemptRecord, LogicalCall, Role
-from article_runtime.tokens import count_tokens
+from article_runtime.tokens import count_tokens, tokenizer_for
 
 T = TypeVar("T")
 ROLES: tuple[Role, Role] = ("runtime_primary", "runtime_fallback")
@@ -75,12 +76,13 @@ class LLMRuntime:
     providers: ProviderConfig
     record: Callable[[GenerationRecord], None] = lambda _generation: None
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
-    _clients: dict[ProviderSpec, ProviderClient] = field(default_factory=dict)
+    _clients: dict[str, ProviderClient] = field(default_factory=dict)
 
     def client(self, spec: ProviderSpec) -> ProviderClient:
-        if spec not in self._clients:
-            self._clients[spec] = ProviderClient(spec, self.providers.api_key(spec))
-        return self._clients[spec]
+        key = spec.model_dump_json()  # specs hold a params mapping, so they are not hashable
+        if key not in self._clients:
+            self._clients[key] = ProviderClient(spec, self.providers.api_key(spec))
+        return self._clients[key]
 
     async def aclose(self) -> None:
         for client in self._clients.values():
@@ -105,9 +107,7 @@ class LLMRuntime:
         providers = self.providers.for_call(call)
         if providers is None:
             return CallOutcome(None, None, [])
-        trace = _Trace(
-            self.record, prompt, messages, count_tokens(context_text(messages)), trace_key
-        )
+        trace = _Trace(self.record, prompt, messages, context_text(messages), trace_key)
         return await _run(self, call, providers, validate, trace, roles)
 
 
@@ -133,7 +133,7 @@ async def _run(
             except ProviderFailure as failure:
                 record = _attempt(call, role, spec, attempt, started, failure=failure)
                 outcome.attempts.append(record)
-                trace(record, None, ValidationSummary())
+                trace(record, spec, None, ValidationSummary())
                 wait = backoff_s(spec, attempt, failure.retry_after_s)
                 if failure.outcome not in RETRYABLE or attempt > spec.max_retries or wait is None:
                     break  # technical retries exhausted (or not allowed): next role
@@ -147,11 +147,11 @@ async def _run(
                 attempt,
                 started,
                 completion=completion,
-                context_tokens=trace.context_tokens,
+                context_tokens=trace.context_tokens(tokenizer_for(spec.model)),
                 verdict=verdict,
             )
             outcome.attempts.append(record)
-            trace(record, verdict.answer, verdict.summary)
+            trace(record, spec, verdict.answer, verdict.summary)
             if verdict.value is not None:
                 outcome.value, outcome.role = verdict.value, role
                 return outcome
@@ -189,13 +189,14 @@ def _attempt(
             retry_after_s=failure.retry_after_s,
         )
     assert completion is not None and verdict is not None
-    # Providers that report no usage are counted with our tokenizer, so cost is never zero.
+    # Providers that report no usage are counted with the model's tokenizer, so cost is
+    # never zero.
     prompt_tokens = completion.prompt_tokens
     if prompt_tokens is None:
         prompt_tokens = context_tokens
     completion_tokens = completion.completion_tokens
     if completion_tokens is None:
-        completion_tokens = count_tokens(completion.content)
+        completion_tokens = count_tokens(completion.content, tokenizer_for(spec.model))
     return AttemptRecord(
         **common,
         outcome="ok" if verdict.value is not None else "invalid",
@@ -206,18 +207,28 @@ def _attempt(
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Trace:
     """Turns attempt records into generations for the sink; never lets the sink fail a call."""
 
     sink: Callable[[GenerationRecord], None]
     prompt: PromptSpec
     messages: list[Message]
-    context_tokens: int
+    text: str  # the whole context, for token counts
     trace_key: str | None
+    _tokens: dict[str, int] = field(default_factory=dict)
 
-    def __call__(self, record: AttemptRecord, answer: Any, summary: ValidationSummary) -> None:
+    def context_tokens(self, encoding: str) -> int:
+        """The context's tokens in ``encoding``, counted once per encoding."""
+        if encoding not in self._tokens:
+            self._tokens[encoding] = count_tokens(self.text, encoding)
+        return self._tokens[encoding]
+
+    def __call__(
+        self, record: AttemptRecord, spec: ProviderSpec, answer: Any, summary: ValidationSummary
+    ) -> None:
         try:
+            tokenizer = tokenizer_for(spec.model)
             self.sink(
                 GenerationRecord(
                     prompt_name=self.prompt.name,
@@ -225,8 +236,10 @@ class _Trace:
                     prompt_hash=self.prompt.sha256,
                     schema_version=self.prompt.schema_version,
                     attempt=record,
+                    provider_host=url_host(spec.base_url),
                     context=self.messages,
-                    context_tokens=self.context_tokens,
+                    context_tokens=self.context_tokens(tokenizer),
+                    tokenizer=tokenizer,
                     answer=answer,
                     validation=summary,
                     is_retry=record.attempt > 1,

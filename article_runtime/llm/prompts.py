@@ -9,15 +9,14 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import yaml
 
 from article_runtime import contracts
 from article_runtime.errors import ContractError
+from article_runtime.resources import PROMPT_DIR
 
-PROMPT_DIR = Path(__file__).resolve().parents[2] / "prompts"
 PROMPT_NAMES = ("article_content_hygiene", "article_sentiment_tags")
 COMMON_RULE_COUNT = 10  # spec 3
 _TEXT_FIELDS = ("responsibility", "output_instructions", "context_instructions", "final_request")

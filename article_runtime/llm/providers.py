@@ -8,7 +8,7 @@ file: ``api_key_env`` names the environment variable that holds each key.
         base_url: https://api.openai.com/v1
         model: gpt-4.1-mini
         api_key_env: OPENAI_API_KEY
-        timeout_s: 20
+        timeout_s: 20             # one attempt, from connecting to the last byte of the answer
         max_retries: 2            # technical retries on this provider, after the first try
         backoff_s: 0.5            # first backoff; doubles each retry, capped by max_backoff_s
         max_backoff_s: 8
@@ -16,6 +16,7 @@ file: ``api_key_env`` names the environment variable that holds each key.
         price_input_per_mtok: 0.40
         price_output_per_mtok: 1.60
         response_format: json_schema   # json_schema | json_object | none
+        params: {temperature: 0}  # request parameters for this model (default: below)
       runtime_fallback: {...}
     article_sentiment_tags: {...}
 """
@@ -31,11 +32,22 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from article_runtime.candidates.urls import normalize_url
 from article_runtime.errors import ContractError
 from article_runtime.llm.prompts import load_prompt
 from article_runtime.model.attempts import LogicalCall
 
 PROVIDERS_ENV = "ARTICLE_RUNTIME_PROVIDERS"
+
+# Reasoning models (gpt-5, o-series) accept only their default sampling: the API answers 400
+# ("Unsupported value: 'temperature'") to any other. What the others get by default.
+_DEFAULT_SAMPLING_ONLY = ("gpt-5", "o1", "o3", "o4")
+_SAMPLING = frozenset({"temperature", "top_p", "presence_penalty", "frequency_penalty"})
+_DEFAULT_PARAMS: dict[str, Any] = {"temperature": 0}
+# The request fields the runtime itself sets; params may not override them.
+_RESERVED = frozenset({"model", "messages", "response_format", "stream", "n", "tools"})
+
+Scalar = str | int | float | bool | None
 
 
 class ProviderSpec(BaseModel):
@@ -53,10 +65,30 @@ class ProviderSpec(BaseModel):
     price_input_per_mtok: float = Field(default=0.0, ge=0)
     price_output_per_mtok: float = Field(default=0.0, ge=0)
     response_format: Literal["json_schema", "json_object", "none"] = "json_schema"
+    params: dict[str, Scalar] | None = None  # None: the model family's default (see below)
 
     @property
     def label(self) -> str:
         return self.name or self.model
+
+    @property
+    def default_sampling_only(self) -> bool:
+        return self.model.strip().lower().startswith(_DEFAULT_SAMPLING_ONLY)
+
+    def request_params(self) -> dict[str, Scalar]:
+        """What the request carries besides model, messages and response format: ``params``
+        as configured, else ``temperature: 0`` where the model accepts it and nothing where it
+        does not."""
+        if self.params is not None:
+            return dict(self.params)
+        return {} if self.default_sampling_only else dict(_DEFAULT_PARAMS)
+
+    def endpoint(self) -> str:
+        """``base_url`` in normal form (scheme and host case, default port, trailing slash)."""
+        normal = normalize_url(self.base_url)
+        if normal is None:
+            raise ContractError("malformed_providers", f"base_url {self.base_url!r} is no URL")
+        return normal.rstrip("/")
 
     def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
         return (
@@ -111,7 +143,10 @@ def parse_providers(data: Any, *, environ: Mapping[str, str] | None = None) -> P
         except ValidationError as exc:
             raise ContractError("malformed_providers", f"{call}: {exc}") from exc
         primary, fallback = providers.runtime_primary, providers.runtime_fallback
-        if (primary.base_url, primary.model) == (fallback.base_url, fallback.model):
+        for spec in (primary, fallback):
+            spec.endpoint()  # raises on a base_url that is no http(s) URL
+            _check_params(str(call), spec)
+        if _same_model(primary, fallback):
             raise ContractError(
                 "fallback_same_as_primary",
                 f"{call}: a fallback on the same model would be a second semantic try",
@@ -124,6 +159,28 @@ def parse_providers(data: Any, *, environ: Mapping[str, str] | None = None) -> P
                 )
         calls[str(call)] = providers
     return ProviderConfig(calls)
+
+
+def _same_model(primary: ProviderSpec, fallback: ProviderSpec) -> bool:
+    """The same model twice (spec 10.6), wherever each is served: asking it again after an
+    invalid answer is a second semantic try, whatever the endpoint's spelling or host."""
+    return primary.model.strip().casefold() == fallback.model.strip().casefold()
+
+
+def _check_params(call: str, spec: ProviderSpec) -> None:
+    """Refuse parameters that would make every request of this model fail (spec 4, 10.5)."""
+    params = spec.params or {}
+    reserved = sorted(_RESERVED & params.keys())
+    if reserved:
+        raise ContractError(
+            "malformed_providers", f"{call}: params may not set {', '.join(reserved)}"
+        )
+    refused = sorted(_SAMPLING & params.keys())
+    if spec.default_sampling_only and refused:
+        raise ContractError(
+            "unsupported_parameter",
+            f"{call}: {spec.model} accepts only its default {', '.join(refused)}",
+        )
 
 
 def load_providers(path: str | None) -> ProviderConfig | None:

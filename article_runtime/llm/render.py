@@ -21,9 +21,41 @@ DATA_OPEN = "<article_data>"
 DATA_CLOSE = "</article_data>"
 
 
-def _fence(data: str) -> str:
-    """Article text cannot close the data section early: the closing tag is broken up."""
-    return data.replace(DATA_CLOSE, "</ article_data>")
+_FENCE_NAME = "article_data"
+# Characters that start a new line for a reader (str.splitlines) besides the data format's
+# own "\\n": written as escapes, so article text cannot begin a line of its own inside the
+# fence (a fake "# fixed decisions" or "b99: ..." line).
+_ESCAPED = str.maketrans({ch: f"\\u{ord(ch):04x}" for ch in "\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"})
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def fence(data: str) -> str:
+    """Article text, made unable to leave or redraw the data section (spec 5.3).
+
+    A ``<`` that opens a tag named like the fence, in any case and spacing (``</ARTICLE_DATA>``,
+    ``< /article_data >``, ``<article_data>``), is written ``&lt;``; line breaks other than
+    ``\\n`` are written as JSON-style escapes (``\\u2028``).
+    """
+    data = data.translate(_ESCAPED)
+    lower = data.translate(_ASCII_LOWER)  # same length as data, unlike str.lower
+    opens: list[int] = []
+    at = lower.find(_FENCE_NAME)
+    while at >= 0:
+        before = at - 1
+        while before >= 0 and (lower[before] == "/" or lower[before].isspace()):
+            before -= 1
+        if before >= 0 and lower[before] == "<":
+            opens.append(before)
+        at = lower.find(_FENCE_NAME, at + len(_FENCE_NAME))
+    if not opens:
+        return data
+    pieces: list[str] = []
+    start = 0
+    for index in opens:
+        pieces.extend((data[start:index], "&lt;"))
+        start = index + 1
+    pieces.append(data[start:])
+    return "".join(pieces)
 
 
 def _answer_schema(name: str) -> dict[str, object]:
@@ -49,7 +81,7 @@ def render_messages(spec: PromptSpec, *, structural_context: str, data: str) -> 
     user = "\n\n".join(
         [
             f"# Context\n{spec.context_instructions}\n{versions}\n{structural_context}".rstrip(),
-            f"{DATA_OPEN}\n{_fence(data)}\n{DATA_CLOSE}",
+            f"{DATA_OPEN}\n{fence(data)}\n{DATA_CLOSE}",
             spec.final_request,
         ]
     )

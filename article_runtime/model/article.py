@@ -8,6 +8,7 @@ from pydantic import Field
 
 from article_runtime.model.attempts import AttemptRecord, Usage
 from article_runtime.model.base import Frozen
+from article_runtime.model.proposal import RemovedBlockReason
 
 Path = Literal["primary", "fallback", "deterministic"]
 Outcome = Literal["passed", "failed", "skipped"]
@@ -30,6 +31,7 @@ class RepairDecision(Frozen):
     category: str
     decision: Literal["applied", "rejected"]
     reason: str
+    justification: str | None = None  # the model's own words, kept for the decision log (8.2)
 
 
 class RepairLog(Frozen):
@@ -41,6 +43,7 @@ class HarnessReport(Frozen):
     valid: bool
     reason: str | None = None
     steps: list[StepOutcome]
+    removed_blocks: list[RemovedBlockReason] = Field(default_factory=list)  # spec 6.4
 
 
 class Hashes(Frozen):

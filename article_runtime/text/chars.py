@@ -6,17 +6,10 @@ numeric value catches Ⅻ, ½, ² and 三 that ``isdigit`` misses.
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 
 import icu
-
-_REPLACEMENT_CHAR = "\ufffd"
-
-# Compatibility decompositions that only change presentation (width, ligature, contextual
-# shape, no-break); super/sub/fraction/circle/square/font change what a reader sees as content.
-_PRESENTATIONAL_DECOMPOSITIONS = frozenset(
-    {"Compat", "Initial", "Medial", "Final", "Isolated", "Wide", "Narrow", "Vertical", "Nobreak"}
-)
 
 
 def is_quote_mark(ch: str) -> bool:
@@ -43,24 +36,44 @@ def decomposition_type(ch: str) -> str:
     return str(name)
 
 
-def is_presentational_compat(ch: str) -> bool:
-    """A compatibility form whose NFKC folding keeps the content (ﬁ, fullwidth, Arabic)."""
-    return decomposition_type(ch) in _PRESENTATIONAL_DECOMPOSITIONS
+def is_invisible_junk(ch: str) -> bool:
+    """Invisible debris a ``unicode`` fix removes and nothing may add.
 
-
-def is_removable(ch: str) -> bool:
-    """Invisible debris a unicode fix may delete: controls, format characters, U+FFFD.
-
-    Join controls (ZWJ, ZWNJ) are kept: they shape emoji sequences and Persian or Indic words.
+    Format characters Unicode marks default-ignorable (zero-width space, soft hyphen, word
+    joiner, BOM, bidi marks, embeddings and isolates) and C0/C1 controls other than whitespace.
+    Kept: join controls (ZWJ, ZWNJ shape emoji and Persian or Indic words), emoji components
+    (tag characters spell flags), and U+FFFD, which marks a lost character rather than debris.
     """
-    if ch == _REPLACEMENT_CHAR:
-        return True
     category = unicodedata.category(ch)
     if category == "Cc":
         return not ch.isspace()
-    if category == "Cf":
-        return not icu.Char.hasBinaryProperty(ch, icu.UProperty.JOIN_CONTROL)
-    return False
+    if category != "Cf":
+        return False
+    if not icu.Char.hasBinaryProperty(ch, icu.UProperty.DEFAULT_IGNORABLE_CODE_POINT):
+        return False
+    kept = (icu.UProperty.JOIN_CONTROL, icu.UProperty.EMOJI_COMPONENT)
+    return not any(icu.Char.hasBinaryProperty(ch, prop) for prop in kept)
+
+
+def is_horizontal_space(ch: str) -> bool:
+    """A space separator (Zs: space, no-break, ideographic...) or a tab; never a line break."""
+    return ch == "\t" or unicodedata.category(ch) == "Zs"
+
+
+@functools.cache
+def _number_symbols(locale: str) -> frozenset[str]:
+    symbols = icu.DecimalFormatSymbols(icu.Locale(locale))
+    wanted = (icu.DecimalFormatSymbols.kPercentSymbol, icu.DecimalFormatSymbols.kPerMillSymbol)
+    found = "".join(str(symbols.getSymbol(which)) for which in wanted)
+    return frozenset(ch for ch in found if unicodedata.category(ch) != "Cf")
+
+
+def is_number_sign(ch: str, locale: str = "root") -> bool:
+    """A sign or unit that belongs to a number it touches: currency (Sc), math (Sm: + − ±),
+    dashes (Pd: the minus of ``-15``) and the locale's percent and per-mille signs (ICU)."""
+    if unicodedata.category(ch) in ("Sc", "Sm", "Pd"):
+        return True
+    return ch in _number_symbols("root") or ch in _number_symbols(locale)
 
 
 def is_punct_or_symbol(ch: str) -> bool:
@@ -71,9 +84,4 @@ def is_punct_or_symbol(ch: str) -> bool:
 def is_plain_mark(ch: str) -> bool:
     """Punctuation or a plain symbol (math, currency, modifier); emoji and other So carry tone."""
     category = unicodedata.category(ch)
-    return category[0] == "P" or category in ("Sm", "Sc", "Sk")
-
-
-def is_combining_mark(ch: str) -> bool:
-    """Nonspacing or enclosing mark (Mn, Me), the tail of a combining sequence."""
-    return unicodedata.category(ch) in ("Mn", "Me")
+    return category[0] == "P" or category in ("Sc", "Sm", "Sk")

@@ -10,7 +10,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from article_runtime.text.chars import decomposition_type, numeric_value
+from article_runtime.text.chars import (
+    decomposition_type,
+    is_horizontal_space,
+    is_number_sign,
+    numeric_value,
+)
 from article_runtime.text.segments import Token, graphemes
 
 NumericLabel = Literal["number", "date", "score"]
@@ -89,3 +94,35 @@ def numeric_runs(tokens: Sequence[Token]) -> list[NumericRun]:
             runs.append(NumericRun(tokens[i].start, tokens[j].end, label))
         i = j + 1
     return runs
+
+
+def _glued(ch: str, locale: str) -> bool:
+    return is_number_sign(ch, locale) or is_horizontal_space(ch)
+
+
+def _sign_before(text: str, start: int, locale: str) -> str:
+    i = start
+    while i > 0 and _glued(text[i - 1], locale):
+        i -= 1
+    return text[i:start].lstrip()
+
+
+def _unit_after(text: str, end: int, locale: str) -> str:
+    j = end
+    while j < len(text) and _glued(text[j], locale):
+        j += 1
+    return text[end:j].rstrip()
+
+
+def number_affixes(text: str, tokens: Sequence[Token], locale: str = "root") -> list[str]:
+    """Every number token with its sign and unit (``-15``, ``$ 12``, ``35%``, ``+3``), in order.
+
+    A sign belongs to its number (spec 7.1), so these compare whole: ``-15`` is not ``15`` and
+    ``- 15`` (a dash, then a number) is not ``-15``.
+    """
+    found: list[str] = []
+    for token in tokens:
+        if token.kind == "number":
+            sign = _sign_before(text, token.start, locale)
+            found.append(sign + token.text + _unit_after(text, token.end, locale))
+    return found

@@ -1,6 +1,7 @@
-"""The article as its own dictionary: which words it uses, and how it writes them.
+"""The article as its own dictionary: which words it uses, and how often.
 
-With no word lists allowed, a word the article uses elsewhere is evidence that it is real.
+A word the article uses elsewhere is evidence that it is real, beside the language's word list
+(``lexicon``): it covers names and jargon the list lacks.
 Sentences are counted once however many candidates repeat them (a title found as ``<title>``,
 ``og:title`` and ``<h1>`` is one use, so a typo in it is not "attested" by its copies).
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
-from article_runtime.text.names import has_upper, word_key
+from article_runtime.text.names import word_key
 from article_runtime.text.segments import nfc, normalize_space, word_tokens
 from article_runtime.text.sentences import sentences
 
@@ -21,20 +22,12 @@ class Vocabulary:
     def __init__(self, texts: Iterable[str], locale: str = "root") -> None:
         unique = {normalize_space(nfc(s)) for text in texts for s in sentences(text, locale)}
         self._all: Counter[str] = Counter()
-        self._lower: Counter[str] = Counter()
         for sentence in sorted(unique):
             for token in word_tokens(sentence, locale):
                 if token.kind in ("none", "number"):
                     continue
-                key = word_key(token.text)
-                self._all[key] += 1
-                if not has_upper(token.text):
-                    self._lower[key] += 1
+                self._all[word_key(token.text)] += 1
 
     def count(self, word: str) -> int:
         """Uses of ``word`` in any case."""
         return self._all[word_key(word)]
-
-    def count_lowercase(self, word: str) -> int:
-        """Uses of ``word`` written without capitals: a common word, not a name."""
-        return self._lower[word_key(word)]

@@ -44,7 +44,7 @@ def sentiment(output: str, context: dict[str, Any]) -> Result:
     if value not in SENTIMENTS:
         return not_applicable("no sentiment from the enum")
     expected = case.expected["sentiment"]
-    entity = case.data["entity"]["name"]
+    entity = case.entry["entity"]["name"]
     if value != expected:
         return failed("wrong_sentiment", f"{value} towards {entity}, expected {expected}")
     return passed(f"{value} towards {entity}")

@@ -1,40 +1,30 @@
-"""The assertion functions on the stored handwritten answers: good ones pass, each bad one
-fails on exactly the assertions (and reason codes) its file names. Also spec 11.2 straight
-on the runtime's review: labelled-unambiguous repairs accepted, disguised edits rejected."""
+"""The checks on the stored handwritten answers: good ones pass, each bad one fails exactly
+the checks (and reason codes) its label names, and the labelled assertion passes only when
+the label is right. Also spec 11.2 straight on the runtime's review: labelled-unambiguous
+repairs accepted, disguised edits rejected."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any
 
 import jsonschema_rs
 import pytest
 
-from evals.answers_store import answer_names, answer_text, load_answer
-from evals.assertions import enrichment, hygiene, repairs
+from evals.answers_store import answer_names, answer_text, caught_by, load_answer
 from evals.assertions.common import reason_code
-from evals.cases import load_case
-from evals.paths import ENRICHMENT, HYGIENE, REPO
+from evals.assertions.judge import CHECKS, judge
+from evals.paths import ENRICHMENT, HYGIENE
 from evals.suite import output_schema
+from evals.tools.make_cases import fixes
 
-Check = Callable[[str, dict[str, Any]], dict[str, Any]]
-CHECKS: dict[str, dict[str, Check]] = {
-    HYGIENE: {
-        "harness": hygiene.harness,
-        "kept_blocks": hygiene.kept_blocks,
-        "metadata": hygiene.metadata,
-        "repairs": repairs.repairs,
-        "labelled_repairs": repairs.labelled_repairs,
-    },
-    ENRICHMENT: {"harness": enrichment.harness, "sentiment": enrichment.sentiment},
-}
 HANDWRITTEN = [
     (prompt, name)
     for prompt in (HYGIENE, ENRICHMENT)
     for name in answer_names(prompt)
     if load_answer(prompt, name).get("origin") == "handwritten"
 ]
+IDS = [n for _, n in HANDWRITTEN]
 
 
 def _schema_failure(prompt: str, output: str) -> bool:
@@ -45,34 +35,65 @@ def _schema_failure(prompt: str, output: str) -> bool:
     return not jsonschema_rs.is_valid(output_schema(prompt), answer)
 
 
-@pytest.mark.parametrize(("prompt", "name"), HANDWRITTEN, ids=[n for _, n in HANDWRITTEN])
-def test_each_answer_is_caught_by_the_intended_assertion(prompt: str, name: str) -> None:
+def _context(stored: dict[str, Any], expect: dict[str, str | None]) -> dict[str, Any]:
+    return {"vars": {"input": stored["input"]}, "config": {"expect": expect}}
+
+
+@pytest.mark.parametrize(("prompt", "name"), HANDWRITTEN, ids=IDS)
+def test_each_answer_is_caught_by_the_intended_checks(prompt: str, name: str) -> None:
     stored = load_answer(prompt, name)
-    page = load_case(prompt, stored["input"]).data.get("page", "")
-    if not (REPO / page).resolve().exists():
-        pytest.skip(f"{page} is not laid out beside the repository")
-    output, context = answer_text(stored), {"vars": {"input": stored["input"]}}
+    output, context = answer_text(stored), _context(stored, {})
     failures = {
-        metric: reason_code(result["reason"])
-        for metric, check in CHECKS[prompt].items()
-        if not (result := check(output, context))["pass"]
+        check: reason_code(result["reason"])
+        for check, function in CHECKS[prompt].items()
+        if not (result := function(output, context))["pass"]
     }
     if _schema_failure(prompt, output):
         failures["schema"] = "schema"
-    wanted = stored["caught_by"]
+    wanted = caught_by(stored)
     assert set(failures) == set(wanted), (failures, wanted)
-    for metric, code in wanted.items():
-        assert code is None or failures[metric] == code
+    for check, code in wanted.items():
+        assert code is None or failures[check] == code
     assert (stored["expect"] == "pass") == (not wanted)
+
+
+@pytest.mark.parametrize(("prompt", "name"), HANDWRITTEN, ids=IDS)
+def test_the_labelled_assertion_passes_only_on_the_right_label(prompt: str, name: str) -> None:
+    stored = load_answer(prompt, name)
+    output = answer_text(stored)
+    label = {k: v for k, v in caught_by(stored).items() if k != "schema"}
+    assert judge(prompt, output, _context(stored, label))["pass"]
+
+    if label:  # a bad answer judged as if it were good: the checks that catch it fail the test
+        verdict = judge(prompt, output, _context(stored, {}))
+        assert not verdict["pass"]
+        assert {
+            c["metadata"]["check"] for c in verdict["componentResults"] if not c["pass"]
+        } == set(label)
+        wrong_code: dict[str, str | None] = dict.fromkeys(label, "some_other_reason")
+        verdict = judge(prompt, output, _context(stored, wrong_code))
+        assert not verdict["pass"]
+        assert "caught for another reason" in verdict["reason"]
+    # An answer labelled to be caught by a check that accepts it: the test fails, loudly.
+    for check in (c for c in CHECKS[prompt] if c not in label):
+        verdict = judge(prompt, output, _context(stored, {**label, check: None}))
+        assert not verdict["pass"]
+        assert f"{check}: not caught" in verdict["reason"]
+
+
+def test_a_label_naming_no_check_fails() -> None:
+    stored = load_answer(HYGIENE, "wcxb-0001--good")
+    verdict = judge(HYGIENE, answer_text(stored), _context(stored, {"harnes": None}))
+    assert not verdict["pass"]
+    assert "unknown check 'harnes'" in verdict["reason"]
 
 
 def test_spec_11_2_labels_match_the_runtime_review() -> None:
     from article_runtime.harness.repairs import review_repairs
     from article_runtime.model.proposal import Repair
-    from evals.cases import candidate_set
-    from evals.tools.make_cases import FIXES
+    from evals.cases import candidate_set, load_case
 
-    for fix in FIXES:
+    for fix in fixes():
         candidates = candidate_set(load_case(HYGIENE, fix.page))
         targets = {b.id: b.text for b in candidates.blocks}
         meta = candidates.metadata_candidates
@@ -90,13 +111,12 @@ def test_spec_11_2_labels_match_the_runtime_review() -> None:
 
 
 def test_every_forbidden_kind_of_spec_11_2_is_covered() -> None:
-    from evals.tools.make_cases import FIXES
-
-    kinds = {f.label for f in FIXES}
+    labelled = list(fixes())
+    kinds = {f.label for f in labelled}
     assert kinds >= {
         "synonym", "paraphrase", "title_improvement", "name_change", "date_change",
         "number_change", "score_change", "factual_correction", "tone_change", "quote_rewrite",
     }  # fmt: skip
-    accepted = {f.category for f in FIXES if f.label == "unambiguous"}
+    accepted = {f.category for f in labelled if f.label == "unambiguous"}
     assert accepted == {"encoding", "unicode", "spacing", "punctuation_corruption", "obvious_typo"}
-    assert len({f.page for f in FIXES}) >= 3  # several languages and scripts
+    assert len({f.page for f in labelled}) >= 3  # several languages and scripts

@@ -76,7 +76,7 @@ def test_promptfoo_sends_exactly_the_runtime_messages(
         )  # fmt: skip
         runtime = Recorder().runtime(parse_providers(_providers(server.base_url)))
         enrichment_case = load_case(ENRICHMENT, CASES[ENRICHMENT])
-        entity = Entity.model_validate(enrichment_case.data["entity"])
+        entity = Entity.model_validate(enrichment_case.entry["entity"])
         run(enrich_article(assembled_article(enrichment_case), entity, llm=runtime), runtime)
         sent_by_runtime = {c.model: _sha(c.messages) for c in server.calls[before:]}
 

@@ -89,7 +89,7 @@ def test_entity_identity_reaches_the_model_but_not_the_whole_ecp_record(
 @pytest.mark.parametrize(
     ("answer", "reason"),
     [
-        (ENGLISH_TAGS, "tag_not_grounded"),
+        (ENGLISH_TAGS, "tag_language_mismatch"),
         ({**GOOD, "sentiment": "mixed"}, "invalid_sentiment"),
         ({**GOOD, "summary": "A plan against floods."}, "schema_violation"),
         ({**GOOD, "tags": GOOD["tags"][:2]}, "too_few_tags"),

@@ -219,3 +219,18 @@ def test_every_attempt_is_traced_with_prompt_identity(
     assert first.prompt_version == "1.0.0" and len(first.prompt_hash) == 64
     assert first.validation.schema_valid is True and first.validation.grounding_valid is True
     assert recorder.generations[1].validation.grounding_valid is False
+
+
+def test_the_trace_names_host_and_tokenizer_and_says_grounding_failed(
+    server: Server, monkeypatch: MonkeyPatch
+) -> None:
+    url_repair = {"target_id": "b2", "original": "plano", "replacement": "http://evil.example/x",
+                  "category": "obvious_typo", "justification": "x"}  # fmt: skip
+    server.script(PRIMARY, Reply(proposal(repairs=[url_repair])))
+    server.script(FALLBACK, INVENTED_ID)
+    _, recorder = hygiene(server, monkeypatch)
+    first, second = recorder.generations
+    assert (first.provider_host, first.tokenizer) == ("127.0.0.1", "o200k_base")
+    assert (first.validation.schema_valid, first.validation.grounding_valid) == (True, False)
+    assert first.validation.reason == "ungrounded_url"
+    assert second.validation.grounding_valid is False  # unknown_block_id

@@ -101,6 +101,7 @@ def _article(run: str, n: int) -> dict[str, Any]:
         "received_at": datetime(2026, 3, 14, tzinfo=UTC) + timedelta(seconds=n),
         "content_type": "text/html; charset=utf-8",
         "feed": None if n % 2 else {**FEED_NONE, "title": f"Artigo {n}", "author": "Redação"},
+        "version": None if n % 3 else n // 3,  # ingestion's own version number, when it has one
     }
 
 

@@ -62,6 +62,7 @@ __all__ = [
     "Responder",
     "ScriptedOpenAIServer",
     "Status",
+    "Trickle",
     "action_from_json",
     "delayed",
     "load_script",
@@ -71,6 +72,7 @@ __all__ = [
 
 _log = logging.getLogger(__name__)
 _SHUTDOWN_TIMEOUT = 1.0  # seconds; a test must never wait on a slow scripted answer at exit
+_MAX_REQUEST_BYTES = 64 * 1024 * 1024  # a request body the server reads (aiohttp: 1 MiB)
 
 
 @dataclass(frozen=True)
@@ -111,8 +113,19 @@ class Drop:
     """Read the request, then close the connection without a response (a connection error)."""
 
 
-Action: TypeAlias = Reply | Status | Delay | Drop
-_ACTION_TYPES = (Reply, Status, Delay, Drop)
+@dataclass(frozen=True)
+class Trickle:
+    """Send ``then`` (a reply) one chunk of ``chunk`` bytes every ``every_s`` seconds: headers
+    at once, the body slowly, so no single read ever waits long (a client timeout per read
+    never fires; only a deadline on the whole call does)."""
+
+    every_s: float
+    then: Reply
+    chunk: int = 1
+
+
+Action: TypeAlias = Reply | Status | Delay | Drop | Trickle
+_ACTION_TYPES = (Reply, Status, Delay, Drop, Trickle)
 Responder: TypeAlias = Callable[[str, dict[str, Any]], Action | None]
 """``(model, request body) -> action``, or None to fall through to the model's queue."""
 
@@ -158,6 +171,7 @@ class ScriptedOpenAIServer:
         self._calls: list[Call] = []
         self._responder: Responder | None = None
         self._responder_errors: list[Exception] = []
+        self._refused: dict[str, set[str]] = {}
         self._ids = count(1)
         self._runner: web.AppRunner | None = None
         self._base_url: str | None = None
@@ -170,6 +184,12 @@ class ScriptedOpenAIServer:
             _check_action(action)
         with self._lock:
             self._queues.setdefault(model, deque()).extend(actions)
+
+    def refuse(self, model: str, *params: str) -> None:
+        """Answer 400 to requests for ``model`` that carry any of ``params``, as the real API
+        does for parameters a model does not support (``temperature`` on gpt-5 models)."""
+        with self._lock:
+            self._refused.setdefault(model, set()).update(params)
 
     def respond_with(self, responder: Responder | None) -> None:
         """Answer chat requests by content before the queues; None removes the responder."""
@@ -210,7 +230,7 @@ class ScriptedOpenAIServer:
     # -- lifecycle (on the server's event loop) ------------------------------------------------
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> None:
-        app = web.Application()
+        app = web.Application(client_max_size=_MAX_REQUEST_BYTES)  # a 5 MiB page's context
         for prefix in ("/v1", ""):
             app.router.add_post(f"{prefix}/chat/completions", self._chat)
             app.router.add_get(f"{prefix}/models", self._models)
@@ -264,7 +284,10 @@ class ScriptedOpenAIServer:
         model = model if isinstance(model, str) else None
         action: Action | None = None
         failed = False
-        if body is not None and model is not None:
+        refused = self._refusal(model or "", body) if body is not None else None
+        if refused is not None:
+            action = Status(400)  # the API refuses before any scripted behaviour
+        elif body is not None and model is not None:
             try:
                 action = self._respond(model, body)
             except _ResponderFailed:
@@ -277,6 +300,8 @@ class ScriptedOpenAIServer:
         _log.info("%s model=%s -> %s", request.path, model, _describe(action))
         if body is None:
             return _error(400, "request body is not a JSON object", "invalid_request_error")
+        if refused is not None:
+            return refused
         if failed:
             return _error(500, f"the responder failed for model {model!r}", "responder_error")
         if action is None:
@@ -286,12 +311,33 @@ class ScriptedOpenAIServer:
         response.headers.setdefault("x-request-id", f"req_scripted_{next(self._ids)}")
         return response
 
+    def _refusal(self, model: str, body: dict[str, Any]) -> web.Response | None:
+        """The API's 400 for a parameter the model does not support, if the body has one."""
+        with self._lock:
+            refused = sorted(self._refused.get(model, set()) & body.keys())
+        if not refused:
+            return None
+        param = refused[0]
+        message = (
+            f"Unsupported value: '{param}' does not support {body[param]!r} with this model. "
+            "Only the default value is supported."
+        )
+        error = {
+            "message": message,
+            "type": "invalid_request_error",
+            "param": param,
+            "code": "unsupported_value",
+        }
+        return web.json_response({"error": error}, status=400)
+
     async def _perform(
         self, request: web.Request, action: Action, model: str
     ) -> web.StreamResponse:
         if isinstance(action, Delay):
             await asyncio.sleep(action.seconds)
             return await self._perform(request, action.then, model)
+        if isinstance(action, Trickle):
+            return await self._trickle(request, action, model)
         if isinstance(action, Drop):
             # Closing the transport makes aiohttp's write of the response below fail with a
             # ConnectionError, which it treats as a premature disconnect: nothing is sent.
@@ -308,6 +354,20 @@ class ScriptedOpenAIServer:
             response.headers.update(action.headers)
             return response
         return web.json_response(self._completion(action, model))
+
+    async def _trickle(
+        self, request: web.Request, action: Trickle, model: str
+    ) -> web.StreamResponse:
+        body = json.dumps(self._completion(action.then, model)).encode()
+        response = web.StreamResponse(headers={"Content-Type": "application/json"})
+        response.content_length = len(body)
+        response.headers["x-request-id"] = f"req_scripted_{next(self._ids)}"
+        await response.prepare(request)
+        for start in range(0, len(body), action.chunk):
+            await response.write(body[start : start + action.chunk])
+            await asyncio.sleep(action.every_s)
+        await response.write_eof()
+        return response
 
     def _completion(self, reply: Reply, model: str) -> dict[str, Any]:
         return {
@@ -343,7 +403,7 @@ class _ResponderFailed(Exception):
 def _check_action(action: object) -> None:
     if not isinstance(action, _ACTION_TYPES):
         raise TypeError(f"not a scripted action: {action!r}")
-    if isinstance(action, Delay):
+    if isinstance(action, Delay | Trickle):
         _check_action(action.then)
 
 
@@ -388,6 +448,8 @@ def _describe(action: Action | None) -> str:
         return f"status {action.code}"
     if isinstance(action, Delay):
         return f"delay {action.seconds}s then {_describe(action.then)}"
+    if isinstance(action, Trickle):
+        return f"trickle every {action.every_s}s then {_describe(action.then)}"
     return type(action).__name__.lower()
 
 
@@ -429,12 +491,13 @@ async def _shutdown(server: ScriptedOpenAIServer) -> None:
 
 # -- JSON script form (command line) -----------------------------------------------------------
 
-_KINDS = ("reply", "reply_text", "status", "delay", "drop")
+_KINDS = ("reply", "reply_text", "status", "delay", "drop", "trickle")
 
 
 def action_from_json(spec: object) -> Action:
     """Decode one action: ``{"reply": ...}``, ``{"reply_text": "..."}``, ``{"status": 429,
-    "headers": {...}}``, ``{"delay": 3, "then": {...}}``, ``{"drop": true}``.
+    "headers": {...}}``, ``{"delay": 3, "then": {...}}``, ``{"drop": true}``,
+    ``{"trickle": 0.5, "then": {"reply": ...}, "chunk": 1}``.
 
     Raises:
         ValueError: the object does not name exactly one known action kind.
@@ -457,6 +520,11 @@ def action_from_json(spec: object) -> Action:
         return Status(int(spec["status"]), headers=headers, body=spec.get("body"))
     if kind == "delay":
         return Delay(float(spec["delay"]), then=action_from_json(spec.get("then")))
+    if kind == "trickle":
+        then = action_from_json(spec.get("then"))
+        if not isinstance(then, Reply):
+            raise ValueError(f"trickle needs a reply to send: {spec!r}")
+        return Trickle(float(spec["trickle"]), then=then, chunk=int(spec.get("chunk", 1)))
     return Drop()
 
 
@@ -504,6 +572,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--repeat", action="store_true", help="repeat each model's last action forever"
     )
+    parser.add_argument(
+        "--refuse",
+        action="append",
+        default=[],
+        metavar="MODEL:PARAM",
+        help="answer 400 when MODEL is sent PARAM (e.g. gpt-5-mini:temperature); repeatable",
+    )
     args = parser.parse_args(argv)
     try:
         script = load_script(args.script)
@@ -513,6 +588,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     server = ScriptedOpenAIServer(repeat_last=args.repeat)
     for model, actions in script.items():
         server.script(model, *actions)
+    for rule in args.refuse:
+        model, _, param = rule.rpartition(":")
+        server.refuse(model, param)
     asyncio.run(_serve_until_signal(server, args.host, args.port))
     return 0
 

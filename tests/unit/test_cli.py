@@ -28,7 +28,7 @@ def test_candidates_output_matches_the_hygiene_input_schema(
     data = json.loads(out)
     assert contracts.first_violation(contracts.HYGIENE_INPUT, data) is None
     assert data["language"] == "es"
-    assert data["tokenizer"] == "cl100k_base"
+    assert data["tokenizer"] == "o200k_base"
     assert 0 < data["context_tokens"] < data["html_tokens"]
     assert {"title", "subtitle", "author"} <= set(data["metadata_candidates"])
 

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 from fastavro import parse_schema, schemaless_writer
 
-from streams.codec import AVRO_DIR, MAGIC, AvroCodec, DecodeError, EncodeError
+from article_runtime.resources import AVRO_DIR
+from streams.codec import MAGIC, AvroCodec, DecodeError, EncodeError
 from streams.compensation import compensation_event, undecodable
 from streams.topics import PARTITIONS, TOPICS
 
@@ -54,6 +55,7 @@ ATTEMPTS = [
 ]
 ENTITY = {"qid": "Q1860", "name": "Banco Central", "identity": "central bank of Brazil"}
 CANDIDATES = json.dumps({"schema_version": "1", "blocks": [{"id": "b1", "text": "Olá, mundo"}]})
+VERSION = {"ingested_offset": 1207, "declared": None}
 
 
 def _repair(decision: str) -> dict[str, Any]:
@@ -64,6 +66,7 @@ def _repair(decision: str) -> dict[str, Any]:
         "category": "encoding",
         "decision": decision,
         "reason": "ok" if decision == "applied" else "not_grounded",
+        "justification": "mojibake: UTF-8 read as cp1252",
     }
 
 
@@ -81,6 +84,7 @@ RECORDS: dict[str, dict[str, Any]] = {
             "published_at": "Sat, 14 Mar 2026 08:00:00 -0300",
             "url": "https://example.com.br/rss/item/1",
         },
+        "version": 3,
     },
     "HygieneRequest": {
         "article_id": "folha-2026-03-14-0001",
@@ -91,6 +95,7 @@ RECORDS: dict[str, dict[str, Any]] = {
         "candidate_set_hash": HASH,
         "html_hash": HASH[::-1],
         "requested_at": AT,
+        "version": VERSION,
     },
     "HygieneProposal": {
         "article_id": "folha-2026-03-14-0001",
@@ -106,6 +111,7 @@ RECORDS: dict[str, dict[str, Any]] = {
         "attempts": ATTEMPTS,
         "usage": USAGE,
         "proposed_at": AT,
+        "version": {"ingested_offset": 1207, "declared": 3},
     },
     "ArticleAssembled": {
         "article_id": "folha-2026-03-14-0001",
@@ -132,10 +138,12 @@ RECORDS: dict[str, dict[str, Any]] = {
                     "detail": "b3",
                 },
             ],
+            "removed_blocks": [{"block_id": "b7", "reason": "advertising"}],
         },
         "attempts": ATTEMPTS,
         "usage": USAGE,
         "assembled_at": AT,
+        "version": VERSION,
     },
     "EcpVerdict": {
         "article_id": "folha-2026-03-14-0001",
@@ -162,6 +170,7 @@ RECORDS: dict[str, dict[str, Any]] = {
         "attempts": [],
         "usage": {"prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0},
         "enriched_at": AT,
+        "version": VERSION,
     },
     "CompensationEvent": compensation_event(
         "folha-2026-03-14-0001",
@@ -180,6 +189,7 @@ RECORDS: dict[str, dict[str, Any]] = {
             "candidate_set_hash": HASH,
             "html_hash": HASH,
         },
+        version=VERSION,
     ),
 }
 
@@ -265,7 +275,55 @@ def test_old_writer_read_by_new_reader(codec: AvroCodec) -> None:
     body = io.BytesIO()
     schemaless_writer(body, old, record)
     decoded = codec.decode(MAGIC + old_fp + body.getvalue(), "ArticleIngested")
-    assert decoded == {**record, "content_type": None, "feed": None}
+    assert decoded == {**record, "content_type": None, "feed": None, "version": None}
+
+
+# CRC-64-AVRO fingerprints of every writer schema a release has produced with. Messages
+# carry them, so each must stay known to the codec (a schema change keeps the old file in
+# schemas/avro/history/), or messages in flight during an upgrade become undecodable.
+RELEASED_WRITERS = {
+    "ArticleIngested": ["b0f6d9387ff4af44", "a22509388dc8aa7f"],
+    "HygieneRequest": ["6d61b08ada2741f1"],
+    "HygieneProposal": ["13dbbb22f87c7095"],
+    "ArticleAssembled": ["292aa5e28c7ef1da", "4df196fb3cb8394b"],
+    "EcpVerdict": ["67f21e3f5a99e98b"],
+    "ArticleEnriched": ["603cfdf6fb793f38"],
+    "CompensationEvent": ["6d6869eb856562be"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(RELEASED_WRITERS))
+def test_every_released_writer_schema_is_still_known(codec: AvroCodec, name: str) -> None:
+    for released in RELEASED_WRITERS[name]:
+        data = MAGIC + bytes.fromhex(released) + b"\x00"  # a header only: the body is not read
+        try:
+            codec.decode(data, name)
+        except DecodeError as error:
+            assert error.reason != "unknown_schema_fingerprint", (name, released)
+
+
+@pytest.mark.parametrize("path", sorted(AVRO_DIR.glob("history/*.avsc")), ids=lambda p: p.name)
+def test_every_older_writer_is_still_read(codec: AvroCodec, path: Path) -> None:
+    """Messages an earlier release wrote stay readable: the fields it did not have take their
+    defaults, the others come through unchanged."""
+    from fastavro.schema import fingerprint, to_parsing_canonical_form
+
+    written: dict[str, Any] = json.loads(path.read_text("utf-8"))
+    old = parse_schema(written, named_schemas={})
+    name = written["name"]
+    fields = {f["name"] for f in written["fields"]}
+    record = {k: v for k, v in RECORDS[name].items() if k in fields}
+    body = io.BytesIO()
+    schemaless_writer(body, old, record)
+    old_fp = bytes.fromhex(fingerprint(to_parsing_canonical_form(old), "CRC-64-AVRO"))
+    assert old_fp != codec.fingerprint(name)  # a real older writer, not the current one
+    decoded = codec.decode(MAGIC + old_fp + body.getvalue(), name)
+    again = io.BytesIO()
+    schemaless_writer(again, old, decoded)
+    assert again.getvalue() == body.getvalue()  # all the older writer wrote came through
+    current = json.loads((AVRO_DIR / f"{name}.avsc").read_text("utf-8"))
+    added = {f["name"]: f["default"] for f in current["fields"] if f["name"] not in fields}
+    assert {k: decoded[k] for k in added} == added
 
 
 @pytest.mark.parametrize(
@@ -397,3 +455,11 @@ def test_topics_are_co_partitioned_and_have_schemas(codec: AvroCodec) -> None:
     assert len({topic.name for topic in TOPICS}) == len(TOPICS) == 7
     assert {topic.partitions for topic in TOPICS} == {PARTITIONS}
     assert sorted(topic.schema for topic in TOPICS) == codec.schema_names
+
+
+def test_a_codec_without_its_schemas_refuses_to_start(tmp_path: Path) -> None:
+    """An install missing its package data must stop at start-up, not decode nothing."""
+    from article_runtime.errors import ContractError
+
+    with pytest.raises(ContractError, match="no Avro schema"):
+        AvroCodec(tmp_path)

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import gzip
+from collections.abc import Callable
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from article_runtime.candidates.decode import MAX_HTML_BYTES, decode_html
 from article_runtime.errors import InputError
@@ -87,10 +91,10 @@ def test_gzip_bomb_is_refused_without_inflating_it_all() -> None:
     assert info.value.reason == "html_too_large"
 
 
-def test_corrupt_gzip_is_unreadable() -> None:
+def test_corrupt_gzip_is_refused() -> None:
     with pytest.raises(InputError) as info:
         decode_html(b"\x1f\x8b\x08\x00garbage that is not deflate")
-    assert info.value.reason == "unreadable_input"
+    assert info.value.reason == "corrupt_gzip"
 
 
 @pytest.mark.parametrize("data", [b"<p>" + b"x" * MAX_HTML_BYTES, "<p>" + "x" * MAX_HTML_BYTES])
@@ -125,3 +129,56 @@ def test_control_characters_in_str_are_not_html() -> None:
     with pytest.raises(InputError) as info:
         decode_html("\x01\x02\x03\x04" * 100)
     assert info.value.reason == "not_html"
+
+
+CAFE_PAGE = "<html><body><p>Caf\xe9 na esquina, p\xe3o quente e conversa.</p></body></html>"
+
+
+@pytest.mark.parametrize(
+    "label", ["base64", "rot13", "zlib", "hex", "uu", "idna", "punycode", "unicode_escape",
+              "raw-unicode-escape", "utf-7", "undefined", "x-no-such-charset"]
+)  # fmt: skip
+def test_a_charset_that_is_no_web_encoding_is_ignored(label: str) -> None:
+    raw = f"<meta charset={label}>{CAFE_PAGE}".encode("cp1252")
+    assert "Café na esquina, pão quente" in decode_html(raw)
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=0x7F), max_size=40))
+def test_any_declared_label_decodes_or_is_ignored(label: str) -> None:
+    raw = f'<meta charset="{label}">{CAFE_PAGE}'.encode("cp1252")
+    with contextlib.suppress(InputError):  # never LookupError, UnicodeError or the like
+        decode_html(raw)
+
+
+def test_every_gzip_member_is_read() -> None:
+    body = gzip.compress(b"<p>first half</p>") + gzip.compress(b"<p>second half</p>")
+    assert decode_html(body + b"\x00" * 16) == "<p>first half</p><p>second half</p>"
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda z: z[: len(z) // 2],  # truncated download
+        lambda z: z[:-8] + b"\x00" * 8,  # CRC and size zeroed
+        lambda z: z + b"trailing garbage",
+        lambda z: z + z[:20],  # a second member cut short
+    ],
+    ids=["truncated", "bad-crc", "garbage-after", "second-member-cut"],
+)
+def test_a_damaged_gzip_is_refused_whole(damage: Callable[[bytes], bytes]) -> None:
+    whole = gzip.compress(("<p>" + "A full article paragraph. " * 200 + "</p>").encode())
+    with pytest.raises(InputError) as info:
+        decode_html(damage(whole))
+    assert info.value.reason == "corrupt_gzip"
+
+
+@settings(max_examples=300)
+@given(st.integers(min_value=2, max_value=400), st.binary(max_size=8))
+def test_any_cut_of_a_gzip_is_refused_or_whole(cut: int, tail: bytes) -> None:
+    text = "<p>" + "A full article paragraph. " * 40 + "</p>"
+    whole = gzip.compress(text.encode())
+    damaged = whole[:cut] + tail
+    try:
+        assert decode_html(damaged) == text
+    except InputError as exc:
+        assert exc.reason in ("corrupt_gzip", "empty_html", "not_html")

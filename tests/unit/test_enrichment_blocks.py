@@ -37,7 +37,7 @@ if chuva > 50:
 
 def test_blocks_are_reader_text_in_order() -> None:
     assert evidence_blocks(MARKDOWN) == [
-        EvidenceBlock(id="p1", text="Plano contra enchentes"),
+        EvidenceBlock(id="p1", text="Plano contra enchentes", heading=True),
         EvidenceBlock(id="p2", text="A prefeitura do Rio anunciou *obras* na zona norte."),
         EvidenceBlock(id="p3", text="Piscinões na Tijuca\nDragagem do canal do Mangue"),
         EvidenceBlock(id="p4", text='if chuva > 50:\n\n    alerta("zona norte")'),

@@ -206,13 +206,35 @@ def test_invented_evidence_id_fails() -> None:
     assert failed(pt_answer(tags=tags)) == ("unknown_evidence_id", "evidence_ids", "p99")
 
 
-def test_english_tags_on_a_portuguese_article_are_not_grounded() -> None:
+def test_english_tags_on_a_portuguese_article_are_another_language() -> None:
     answer = pt_answer(
         tags=[tag("flood control", "p2"), tag("city hall", "p2"), tag("drainage works", "p3")]
     )
     reason, step, detail = failed(answer)
-    assert (reason, step) == ("tag_not_grounded", "tag_language")
-    assert detail is not None and detail.startswith("'flood control'")
+    assert (reason, step) == ("tag_language_mismatch", "tag_language")
+    assert detail == "tags read as en, not pt"
+
+
+def test_names_do_not_make_tags_another_language() -> None:
+    """Names read as their origin's language; they are left out of the detector's text."""
+    answer = pt_answer(tags=[tag("Eduardo Paes", "p2"), tag("Müller Mueller", "p2"),
+                             tag("enchentes", "p2")])  # fmt: skip
+    assert failed(answer)[0] != "tag_language_mismatch"
+
+
+def test_a_tag_equal_to_a_heading_is_not_body_text() -> None:
+    """p1 is the section heading "Plano contra enchentes": a tag may name that topic."""
+    blocks = [EvidenceBlock(id="p1", text="Plano contra enchentes", heading=True), *PT.blocks[1:]]
+    inp = PT.model_copy(update={"blocks": blocks})
+    tags = pt_answer()["tags"]
+    tags[0] = tag("plano contra enchentes", "p1")
+    verdict = validate_enrichment(pt_answer(tags=tags), inp)
+    assert verdict.report.reason != "tag_is_body_text"
+    as_paragraph = PT.model_copy(update={"blocks": [blocks[0].model_copy(update={"heading": False}),
+                                                    *blocks[1:]]})  # fmt: skip
+    assert validate_enrichment(pt_answer(tags=tags), as_paragraph).report.reason == (
+        "tag_is_body_text"
+    )
 
 
 def test_an_invented_topic_is_not_grounded() -> None:

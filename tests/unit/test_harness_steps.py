@@ -220,3 +220,40 @@ def test_proposal_object_with_null_optionals_is_valid() -> None:
     )
     _, report = validate(candidate_set(), obj)
     assert report.valid, report.reason
+
+
+@pytest.mark.parametrize(
+    ("removed", "reason"),
+    [
+        ([{"block_id": "b404", "reason": "advertising"}], "unknown_block_id"),
+        ([{"block_id": "t1", "reason": "navigation"}], "wrong_kind_block_id"),
+        ([{"block_id": "b2", "reason": "advertising"}], "removed_block_kept"),
+        ([{"block_id": "b6", "reason": "newsletter"}] * 2, "duplicate_removed_block_id"),
+    ],
+)
+def test_removed_block_reasons_name_blocks_that_are_left_out(
+    removed: list[dict[str, str]], reason: str
+) -> None:
+    assert outcome_of(proposal(removed_block_reasons=removed)) == (False, reason, 4)
+
+
+def test_removed_block_reasons_are_kept_in_the_report() -> None:
+    removed = [{"block_id": "b6", "reason": "newsletter"}]
+    result = run_hygiene_harness(
+        candidate_set(),
+        proposal(removed_block_reasons=removed),
+        source_html=b"<html/>",
+        path="primary",
+        source="x.html",
+    )
+    assert result.article is not None
+    assert [r.model_dump() for r in result.article.harness.removed_blocks] == removed
+    assert result.report.removed_blocks == result.article.harness.removed_blocks
+
+
+def test_more_repairs_than_the_schema_allows_are_refused_whole() -> None:
+    """Each repair is reviewed against its whole target: their number is bounded (64)."""
+    repair = {"target_id": "b2", "original": "plano", "replacement": "plano",
+              "category": "spacing", "justification": "x"}  # fmt: skip
+    assert outcome_of(proposal(repairs=[repair] * 64))[1] != "schema_violation"
+    assert outcome_of(proposal(repairs=[repair] * 65)) == (False, "schema_violation", 2)

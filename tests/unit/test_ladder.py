@@ -1,4 +1,5 @@
-"""The hygiene fallback ladder's pure decisions (spec 10): rung order, redelivery, attempts."""
+"""The hygiene fallback ladder's pure decisions (spec 10): rung order, redelivery, attempts,
+and which version of an article a ladder belongs to."""
 
 from __future__ import annotations
 
@@ -6,7 +7,21 @@ from typing import Any
 
 import pytest
 
-from agents.ladder import RUNGS, Rung, advanced, first_rung, is_redelivery, new_state, next_rung
+from agents.ladder import (
+    RUNGS,
+    Rung,
+    advanced,
+    closed,
+    first_rung,
+    gate,
+    is_redelivery,
+    new_state,
+    next_rung,
+    upgraded,
+)
+
+V1 = {"ingested_offset": 10, "declared": None}
+V2 = {"ingested_offset": 11, "declared": None}
 
 
 def attempt(
@@ -60,8 +75,14 @@ def test_a_first_proposal_is_never_a_redelivery() -> None:
 
 
 def test_only_the_awaited_rung_is_judged() -> None:
-    state = new_state("runtime_fallback")
-    assert state == {"awaiting": "runtime_fallback", "settled": None, "attempts": []}
+    state = new_state("runtime_fallback", V1, "h")
+    assert state == {
+        "version": V1,
+        "html_hash": "h",
+        "awaiting": "runtime_fallback",
+        "settled": None,
+        "attempts": [],
+    }
     assert not is_redelivery(state, "runtime_fallback")
     assert is_redelivery(state, "runtime_primary")  # already judged: a redelivery
     assert is_redelivery(state, "deterministic")  # not yet asked for
@@ -78,41 +99,89 @@ def test_a_settled_article_takes_no_more_proposals() -> None:
 # -- advancing ---------------------------------------------------------------------------------
 
 
-def test_advanced_from_nothing_names_the_next_rung_and_keeps_the_attempts() -> None:
+def test_advanced_names_the_next_rung_and_keeps_the_attempts_while_one_is_awaited() -> None:
     primary = [attempt("runtime_primary")]
-    state = advanced(None, "runtime_primary", primary, next_="runtime_fallback", settled=None)
-    assert state == {"awaiting": "runtime_fallback", "settled": None, "attempts": primary}
+    start = new_state("runtime_primary", V1, "h")
+    state = advanced(start, "runtime_primary", primary, next_="runtime_fallback", settled=None)
+    assert state == {**start, "awaiting": "runtime_fallback", "attempts": primary}
 
 
-def test_advanced_keeps_each_rungs_attempts_once_in_order() -> None:
+def test_advanced_keeps_each_rungs_attempts_once_then_drops_them_when_settled() -> None:
     primary = [attempt("runtime_primary")]
     fallback = [
         attempt("runtime_fallback", "timeout", "timeout"),
         attempt("runtime_fallback", "timeout", "timeout"),
     ]
     deterministic = [attempt("deterministic", "ok", None)]
-    state = advanced(None, "runtime_primary", primary, next_="runtime_fallback", settled=None)
+    state = new_state("runtime_primary", V1, "h")
+    state = advanced(state, "runtime_primary", primary, next_="runtime_fallback", settled=None)
     state = advanced(state, "runtime_fallback", fallback, next_="deterministic", settled=None)
+    assert state["attempts"] == [*primary, *fallback]
     state = advanced(
         state, "deterministic", deterministic, next_=None, settled="assembled:deterministic:h"
     )
+    # The output carries every attempt; the settled ladder keeps only what it decides on.
     assert state == {
+        "version": V1,
+        "html_hash": "h",
         "awaiting": None,
         "settled": "assembled:deterministic:h",
-        "attempts": [*primary, *fallback, *deterministic],
+        "attempts": [],
     }
-    assert len(state["attempts"]) == 4
 
 
 def test_settling_clears_the_awaited_rung_even_if_a_next_one_is_named() -> None:
-    state = advanced(None, "runtime_primary", [], next_="runtime_fallback", settled="terminal:x")
+    start = new_state("runtime_primary", V1, "h")
+    state = advanced(start, "runtime_primary", [], next_="runtime_fallback", settled="terminal:x")
     assert state["awaiting"] is None
     assert is_redelivery(state, "runtime_fallback")
 
 
 def test_advanced_does_not_mutate_the_state_it_was_given() -> None:
     primary = [attempt("runtime_primary")]
-    before = advanced(None, "runtime_primary", primary, next_="runtime_fallback", settled=None)
+    start = new_state("runtime_primary", V1, "h")
+    before = advanced(start, "runtime_primary", primary, next_="runtime_fallback", settled=None)
     snapshot = {**before, "attempts": list(before["attempts"])}
     advanced(before, "runtime_fallback", [attempt("runtime_fallback")], next_=None, settled="t")
     assert before == snapshot
+
+
+# -- versions ----------------------------------------------------------------------------------
+
+
+def test_a_proposal_of_an_older_version_is_stale_and_a_newer_one_starts_afresh() -> None:
+    held = new_state("runtime_fallback", V2, "h2")
+    assert gate(None, V1, "h1", 1) == "fresh"
+    assert gate(held, V1, "h1", 1) == "stale"
+    assert gate(held, V1, "h1", 2) == "stale"
+    assert gate(held, V2, "h2", 2) == "held"
+    assert gate(held, {"ingested_offset": 12, "declared": None}, "h2", 2) == "fresh"
+
+
+def test_a_declared_version_outranks_any_offset_and_unversioned_records_rank_lowest() -> None:
+    declared = {"ingested_offset": 3, "declared": 7}
+    held = new_state("runtime_primary", declared, "h")
+    assert gate(held, {"ingested_offset": 900, "declared": None}, "x", 1) == "stale"
+    assert gate(held, {"ingested_offset": 2, "declared": 8}, "x", 1) == "fresh"
+    assert gate(new_state("runtime_primary", V1, "h"), None, "x", 1) == "stale"
+
+
+def test_unversioned_records_keep_the_pages_html_hash_as_their_version() -> None:
+    # Written before versions were carried: another page under the same ID starts afresh at
+    # its first rung, and a late rung of the replaced page is dropped.
+    legacy = upgraded(
+        {"awaiting": None, "settled": "assembled:primary:m", "attempts": [], "version": "h1"}
+    )
+    assert legacy is not None and (legacy["version"], legacy["html_hash"]) == (None, "h1")
+    assert gate(legacy, None, "h1", 1) == "held"
+    assert gate(legacy, None, "h2", 1) == "fresh"
+    assert gate(legacy, None, "h2", 2) == "stale"
+    assert gate(legacy, V1, "h2", 2) == "fresh"  # any versioned record is newer
+
+
+def test_a_version_closed_before_its_ladder_began_takes_no_proposals() -> None:
+    state = closed(V2, "empty_html")
+    assert state["settled"] == "terminal:empty_html" and state["version"] == V2
+    assert gate(state, V1, "h1", 1) == "stale"
+    for rung in RUNGS:
+        assert is_redelivery(state, rung)

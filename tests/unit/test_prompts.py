@@ -11,7 +11,8 @@ import yaml
 
 from article_runtime import contracts
 from article_runtime.errors import ContractError
-from article_runtime.llm.prompts import PROMPT_DIR, PROMPT_NAMES, load_prompt, parse_prompt
+from article_runtime.llm.prompts import PROMPT_NAMES, load_prompt, parse_prompt
+from article_runtime.resources import PROMPT_DIR
 
 # Spec 3, rule by rule: a fragment each declaration must carry (English rendering of the spec).
 SPEC_RULES = {

@@ -82,3 +82,62 @@ def test_the_documented_example_configuration_is_valid() -> None:
         yaml.safe_load(example.read_text()), environ={"OPENAI_API_KEY": "sk-example-0000"}
     )
     assert set(config.calls) == {"article_content_hygiene", "article_sentiment_tags"}
+
+
+@pytest.mark.parametrize(
+    ("primary", "fallback"),
+    [
+        ("http://127.0.0.1:1/v1", "http://127.0.0.1:1/v1/"),
+        ("HTTP://LOCALHOST:80/v1", "http://localhost/v1"),
+        ("https://api.example.org/v1", "https://API.example.org:443/v1//"),
+        ("https://api.example.org/v1", "https://other.example.net/v1"),  # same model elsewhere
+    ],
+)
+def test_the_same_model_twice_is_refused_however_the_endpoint_is_spelled(
+    primary: str, fallback: str
+) -> None:
+    data = providers_yaml(primary)
+    data["article_content_hygiene"]["runtime_fallback"].update(
+        base_url=fallback, model=" GPT-4.1-mini "
+    )
+    with pytest.raises(ContractError) as err:
+        parse_providers(data, environ=ENV)
+    assert err.value.reason in ("fallback_same_as_primary", "uncertified_model")
+    data["article_content_hygiene"]["runtime_fallback"]["model"] = "gpt-4.1-mini"
+    with pytest.raises(ContractError) as err:
+        parse_providers(data, environ=ENV)
+    assert err.value.reason == "fallback_same_as_primary"
+
+
+@pytest.mark.parametrize("base_url", ["http://[::1/v1", "ftp://example.org/v1", "not a url"])
+def test_a_base_url_that_is_no_http_url_is_refused(base_url: str) -> None:
+    with pytest.raises(ContractError) as err:
+        parse_providers(_broken(base_url=base_url), environ=ENV)
+    assert err.value.reason == "malformed_providers"
+
+
+def test_request_parameters_per_model() -> None:
+    data = _broken(model="gpt-5-mini")
+    config = parse_providers(data, environ=ENV)
+    hygiene = config.for_call("article_content_hygiene")
+    assert hygiene is not None
+    assert hygiene.runtime_primary.request_params() == {"temperature": 0}
+    assert hygiene.runtime_fallback.request_params() == {}  # gpt-5: default sampling only
+    tuned = _broken(model="gpt-5-nano", params={"reasoning_effort": "minimal"})
+    spec = parse_providers(tuned, environ=ENV).calls["article_content_hygiene"].runtime_fallback
+    assert spec.request_params() == {"reasoning_effort": "minimal"}
+
+
+@pytest.mark.parametrize(
+    ("changes", "reason"),
+    [
+        ({"model": "gpt-5-mini", "params": {"temperature": 0}}, "unsupported_parameter"),
+        ({"model": "gpt-5-nano", "params": {"top_p": 0.5}}, "unsupported_parameter"),
+        ({"params": {"model": "gpt-4.1"}}, "malformed_providers"),
+        ({"params": {"messages": "x"}}, "malformed_providers"),
+    ],
+)
+def test_parameters_a_model_refuses_stop_the_start(changes: dict[str, Any], reason: str) -> None:
+    with pytest.raises(ContractError) as err:
+        parse_providers(_broken(**changes), environ=ENV)
+    assert err.value.reason == reason

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import hashlib
 import json
 from collections.abc import Iterator, Sequence
-from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -21,20 +19,21 @@ from agents.assembly import assembly_step
 from agents.candidates import candidates_step
 from agents.compensation import compensation_step
 from agents.ecp_standin import CLASSIFIER_VERSION, standin_verdict
-from agents.enrichment import EnrichmentJoin, make_enrich, result_emit
+from agents.enrichment import EnrichmentJoin, make_enrich, result_emit, stored_result
 from agents.hygiene import hygiene_step, proposal
-from agents.ladder import RUNGS
+from agents.ladder import RUNGS, new_state
 from agents.ledger import MAX_EVENTS, observe, updated
 from article_runtime.candidates import build_candidates
-from article_runtime.enrichment.model import EnrichedArticle, Entity, PromptRef, Tag
+from article_runtime.enrichment.model import EnrichedArticle, Entity
 from article_runtime.hashing import model_hash
 from article_runtime.llm.policy import LLMRuntime
 from article_runtime.llm.prompts import load_prompt
 from article_runtime.llm.providers import ProviderConfig
 from article_runtime.model import AssembledArticle, AttemptRecord, CandidateSet, FeedMetadata, Usage
-from streams.codec import AVRO_DIR, AvroCodec
+from article_runtime.resources import AVRO_DIR
 from streams.compensation import compensation_event
 from streams.follow import ArticleOutcome
+from streams.reader import RecordUnavailable
 from streams.records import assembled_article, assembled_record, enrichment_content_hash
 from streams.settings import SettingsError, StandInEntity, WorkerSettings
 from streams.topics import (
@@ -45,7 +44,6 @@ from streams.topics import (
     ECP_VERDICT,
     HYGIENE_PROPOSAL,
     HYGIENE_REQUEST,
-    TOPICS,
     Topic,
 )
 from streams.views import summed
@@ -54,9 +52,8 @@ from tests import factories
 from tests.llm_support import FALLBACK, PRIMARY, Recorder, config, run
 from tests.support.openai_server import Reply, ScriptedOpenAIServer, Status, running_server
 from tests.support.stream_cases import NOT_JSON, CaseArticle, expected, make_articles
+from tests.unit.stream_helpers import AT, CODEC, enriched_for, on_wire, only, sha256, wire, wired
 
-CODEC = AvroCodec()
-AT = datetime(2026, 3, 14, 9, 26, 53, 589000, tzinfo=UTC)
 ORIGIN = ("article.hygiene.proposal", 2, 41)
 HYGIENE_CALL = "article_content_hygiene"
 ENTITY_A = StandInEntity("Q42", "Prefeitura")
@@ -64,31 +61,6 @@ ENTITY_B = StandInEntity("Q7", "Câmara Municipal")
 
 
 # -- helpers -----------------------------------------------------------------------------------
-
-
-def wire(emit: Emit) -> dict[str, Any]:
-    """The record as the next stage decodes it: encoded with its topic's schema and back.
-
-    Every emit of every test passes through here, so a record that does not fit its topic's
-    Avro contract fails the test that produced it.
-    """
-    assert emit.topic in TOPICS
-    assert emit.record["article_id"] == emit.article_id  # the key names the record's article
-    decoded = CODEC.decode(CODEC.encode(emit.topic.schema, emit.record), emit.topic.schema)
-    assert decoded["article_id"] == emit.article_id
-    return decoded
-
-
-def wired(emits: Sequence[Emit]) -> list[dict[str, Any]]:
-    return [wire(emit) for emit in emits]
-
-
-def sha256(data: bytes | str) -> str:
-    return hashlib.sha256(data.encode("utf-8") if isinstance(data, str) else data).hexdigest()
-
-
-def on_wire(schema: str, record: dict[str, Any]) -> dict[str, Any]:
-    return CODEC.decode(CODEC.encode(schema, record), schema)
 
 
 def ingested(case: CaseArticle, *, html: bytes | None = None) -> dict[str, Any]:
@@ -125,19 +97,22 @@ def roles_and_reasons(attempts: Sequence[dict[str, Any]]) -> list[tuple[str, str
     return [(a["role"], a["outcome"], a["reason"]) for a in attempts]
 
 
-def only(emits: Sequence[Emit], topic: Topic) -> dict[str, Any]:
-    assert [e.topic for e in emits] == [topic]
-    return wire(emits[0])
-
-
 @pytest.fixture(scope="module")
 def case() -> CaseArticle:
     (first,) = make_articles(1)  # scenario "primary": every answer in its answers is usable
     return first
 
 
-def request_for(case: CaseArticle, *, has_models: bool = True) -> dict[str, Any]:
-    return only([candidates_step(ingested(case), has_models=has_models)], HYGIENE_REQUEST)
+INGESTED_AT = ("article.ingested", 1, 17)
+VERSION = {"ingested_offset": 17, "declared": None}
+
+
+def request_for(
+    case: CaseArticle, *, has_models: bool = True, offset: int = INGESTED_AT[2]
+) -> dict[str, Any]:
+    """The first request for ``case``, its ingested record at ``offset`` (its version)."""
+    at = (*INGESTED_AT[:2], offset)
+    return only([candidates_step(ingested(case), has_models=has_models, at=at)], HYGIENE_REQUEST)
 
 
 def model_proposal(
@@ -285,7 +260,9 @@ def test_a_model_rung_asks_its_own_model_once_and_carries_the_answer(
     assert article["path"] == "primary"
     assert article["markdown"] == expected(case).markdown
     assert article["attempts"] == record["attempts"]
-    assert state is not None and state["attempts"] == record["attempts"]
+    assert (
+        state is not None and state["settled"] == f"assembled:primary:{sha256(article['markdown'])}"
+    )
 
 
 def test_the_fallback_rung_asks_only_the_fallback_model_and_keeps_an_invalid_answer(
@@ -302,7 +279,7 @@ def test_the_fallback_rung_asks_only_the_fallback_model_and_keeps_an_invalid_ans
     assert roles_and_reasons(record["attempts"]) == [
         ("runtime_fallback", "invalid", "invalid_json")
     ]
-    state: dict[str, Any] = {"awaiting": "runtime_fallback", "settled": None, "attempts": []}
+    state = new_state("runtime_fallback", request["version"], request["html_hash"])
     emits, after = assembly_step(record, state, has_models=True)
     event = only(emits, ARTICLE_COMPENSATION)
     assert (event["stage"], event["kind"], event["reason"], event["next_attempt"]) == (
@@ -366,11 +343,13 @@ def test_a_valid_primary_proposal_is_assembled_and_settles_the_ladder(case: Case
     }
     assert roles_and_reasons(assembled["attempts"]) == [("runtime_primary", "ok", None)]
     assert assembled["usage"]["prompt_tokens"] == 100
+    assert assembled["version"] == VERSION == request["version"]
     assert state == {
+        "version": VERSION,  # the ladder belongs to this version of the page
+        "html_hash": sha256(case.html),
         "awaiting": None,
         "settled": f"assembled:primary:{sha256(expected(case).markdown)}",
-        "attempts": assembled["attempts"],
-        "version": sha256(case.html),  # the ladder belongs to this version of the page
+        "attempts": [],  # on the output; a settled ladder keeps none
     }
     # The same proposal again (a redelivery after a crash) changes nothing.
     assert assembly_step(record, state, has_models=True) == ([], None)
@@ -465,7 +444,9 @@ def test_the_ladder_steps_down_to_the_deterministic_rung_with_each_attempt_once(
     assert state is not None
     assert state["settled"] == f"assembled:deterministic:{sha256(expected(case).markdown)}"
     assert state["awaiting"] is None
-    assert roles_and_reasons(state["attempts"]) == want
+    assert state["attempts"] == []
+    # The version travelled down the whole ladder.
+    assert event["version"] == fallback_request["version"] == assembled["version"] == VERSION
 
     # Every rung's proposal redelivered now: all settled, nothing changes.
     for stale in (primary, fallback, deterministic):
@@ -477,8 +458,11 @@ def test_a_failing_deterministic_rung_ends_the_ladder(case: CaseArticle) -> None
         attempt("runtime_primary", "invalid", "unknown_block_id", model=PRIMARY).model_dump(),
         attempt("runtime_fallback", "invalid", "invalid_json", model=FALLBACK).model_dump(),
     ]
-    state = {"awaiting": "deterministic", "settled": None, "attempts": prior}
     request = {**unusable_request(case), "attempt": 3}
+    state = {
+        **new_state("deterministic", request["version"], request["html_hash"]),
+        "attempts": prior,
+    }
     record = wire(asyncio.run(hygiene_step(request, None)))
 
     emits, after = assembly_step(record, state, has_models=True, at=ORIGIN)
@@ -487,21 +471,21 @@ def test_a_failing_deterministic_rung_ends_the_ladder(case: CaseArticle) -> None
     assert (event["stage"], event["kind"], event["reason"]) == (
         "assembly",
         "terminal",
-        "no_body_blocks",
+        "content_too_short",  # even widened to every block, a newsletter box is too short
     )
     assert event["next_attempt"] is None and event["retry"] is None
     assert event["attempts_so_far"] == 3
     want = [
         ("runtime_primary", "invalid", "unknown_block_id"),
         ("runtime_fallback", "invalid", "invalid_json"),
-        ("deterministic", "invalid", "no_body_blocks"),
+        ("deterministic", "invalid", "content_too_short"),
     ]
     assert roles_and_reasons(event["attempts"]) == want
     assert after == {
+        **state,
         "awaiting": None,
-        "settled": "terminal:no_body_blocks",
-        "attempts": [*prior, event["attempts"][-1]],
-        "version": record["html_hash"],
+        "settled": "terminal:content_too_short",
+        "attempts": [],
     }
     assert compensation_step(event) == []  # terminal: the ladder ends here
     assert assembly_step(record, after, has_models=True) == ([], None)
@@ -522,10 +506,10 @@ def test_without_models_the_ladder_is_the_deterministic_rung_alone(case: CaseArt
     event = only(emits, ARTICLE_COMPENSATION)
     assert (event["kind"], event["reason"], event["attempts_so_far"]) == (
         "terminal",
-        "no_body_blocks",
+        "content_too_short",
         1,
     )
-    assert state is not None and state["settled"] == "terminal:no_body_blocks"
+    assert state is not None and state["settled"] == "terminal:content_too_short"
 
 
 def test_a_model_proposal_after_providers_went_away_skips_to_the_deterministic_rung(
@@ -610,33 +594,18 @@ def test_a_fallback_without_its_candidates_ends_terminally(case: CaseArticle) ->
 # -- enrichment join ---------------------------------------------------------------------------
 
 
-def enriched_for(
-    article: AssembledArticle, entity: Entity, answer: dict[str, Any]
-) -> EnrichedArticle:
-    return EnrichedArticle(
-        source=article.source,
-        article_hash=article.hashes.markdown,
-        entity=entity,
-        language=article.language,
-        sentiment=answer["sentiment"],
-        tags=[Tag.model_validate(tag) for tag in answer["tags"]],
-        path="primary",
-        prompt=PromptRef(name="article_sentiment_tags", version="1.0.0", sha256="ab" * 32),
-        attempts=[
-            AttemptRecord(
-                call="article_sentiment_tags", role="runtime_primary", outcome="ok", model=PRIMARY
-            )
-        ],
-    )
+ASSEMBLED_AT = (1, 230)  # where the case's assembled record sits on article.assembled
 
 
 class Join:
-    """An ``EnrichmentJoin`` over a dict, with a counting enrich and an order-recording flush."""
+    """An ``EnrichmentJoin`` over a dict, with a counting enrich, an order-recording flush, and
+    ``topic`` standing for ``article.assembled`` (the join reads articles back from it)."""
 
     def __init__(self, case: CaseArticle, *, failing: bool = False, slow: bool = False) -> None:
         self.case = case
         self.slow = slow
         self.table: dict[str, Any] = {}
+        self.topic: dict[tuple[int, int], dict[str, Any]] = {}
         self.log: list[str] = []
         self.enriched: list[tuple[str, str]] = []  # (article_id, qid) per enrich call
         self.flushed: list[dict[str, Any]] = []  # the table as each flush found it
@@ -644,23 +613,20 @@ class Join:
         self._no_provider = make_enrich(None)
         self._failing = failing
         self.expect = case.answers.article  # the article the join should hand to enrich
-        self.join = EnrichmentJoin(self.table, self._enrich, self._flush)
+        self.join = EnrichmentJoin(self.table, self._enrich, self._flush, self._read)
 
-    async def _enrich(self, article: AssembledArticle, verdict: dict[str, Any]) -> dict[str, Any]:
-        qid = verdict["entity"]["qid"]
-        self.log.append(f"enrich:{qid}")
-        self.enriched.append((article.source, qid))
+    async def _enrich(self, article: AssembledArticle, entity: Entity) -> dict[str, Any]:
+        self.log.append(f"enrich:{entity.qid}")
+        self.enriched.append((article.source, entity.qid))
         assert article == self.expect  # the article the join was given
         if self.slow:
             await asyncio.sleep(0.01)  # a model call: other messages run meanwhile
         if self._failing:
-            stored = await self._no_provider(article, verdict)
+            stored = await self._no_provider(article, entity)
         else:
-            entity = Entity.model_validate(verdict["entity"])
             result = enriched_for(article, entity, self.case.answers.enrichment_valid)
-            stored = {"kind": "enriched", "result": result.model_dump(mode="json")}
-            stored["at"] = AT.timestamp()
-        self.results[qid] = stored
+            stored = {**stored_result(result), "at": AT.timestamp()}
+        self.results[entity.qid] = stored
         return stored
 
     async def _flush(self, key: str) -> None:
@@ -669,23 +635,36 @@ class Join:
         self.log.append("flush")
         self.flushed.append(copy.deepcopy(self.table))
 
-    def article_record(self) -> dict[str, Any]:
-        return on_wire(ARTICLE_ASSEMBLED.schema, assembled_record(self.case.answers.article))
+    async def _read(self, ref: dict[str, Any]) -> AssembledArticle:
+        self.log.append("read")
+        record = self.topic.get((ref["partition"], ref["offset"]))
+        if record is None:
+            raise RecordUnavailable("record_expired", "not on the topic")
+        return assembled_article(record)
+
+    def article_record(
+        self, article: AssembledArticle | None = None, version: dict[str, Any] | None = VERSION
+    ) -> dict[str, Any]:
+        record = assembled_record(article or self.case.answers.article, version=version)
+        return on_wire(ARTICLE_ASSEMBLED.schema, record)
 
     def verdict_record(self, who: StandInEntity = ENTITY_A, **changes: Any) -> dict[str, Any]:
         assembled = assembled_record(self.case.answers.article)
         record = {**wire(standin_verdict(assembled, who)), **changes}
         return on_wire(ECP_VERDICT.schema, record)
 
-    def article(self) -> list[Emit]:
-        emits = asyncio.run(self.join.on_assembled(self.article_record()))
+    def deliver(self, topic: str, record: dict[str, Any], at: tuple[int, int]) -> list[Emit]:
+        if topic == ARTICLE_ASSEMBLED.name:
+            self.topic[at] = record  # on the topic before anyone reads it
+        emits = asyncio.run(self.join.on_message(topic, record, at))
         self.log.append("returned")
         return emits
 
+    def article(self, at: tuple[int, int] = ASSEMBLED_AT, **record: Any) -> list[Emit]:
+        return self.deliver(ARTICLE_ASSEMBLED.name, self.article_record(**record), at)
+
     def verdict(self, who: StandInEntity = ENTITY_A, **changes: Any) -> list[Emit]:
-        emits = asyncio.run(self.join.on_verdict(self.verdict_record(who, **changes)))
-        self.log.append("returned")
-        return emits
+        return self.deliver(ECP_VERDICT.name, self.verdict_record(who, **changes), (1, 0))
 
 
 def enriched_out(emits: Sequence[Emit], qid: str, case: CaseArticle) -> dict[str, Any]:
@@ -720,10 +699,63 @@ def test_article_and_verdict_join_in_either_order(case: CaseArticle, article_fir
     enriched_out(emits, "Q42", case)
     assert join.enriched == [(case.article_id, "Q42")]
     # Stored, then flushed, then produced: the result is durable before anyone sees it.
-    assert join.log == ["returned", "enrich:Q42", "flush", "returned"]
-    (at_flush,) = join.flushed
+    second_message = join.log[join.log.index("returned") + 1 :]
+    assert second_message[second_message.index("enrich:Q42") + 1] == "flush"
+    assert second_message[-1] == "returned"
+    # A verdict after the article reads it back by reference; the other way round it is here.
+    assert ("read" in second_message) is article_first
+    at_flush = next(t for t in join.flushed if t[case.article_id]["results"])
     key = f"Q42@{case.answers.article.hashes.markdown}"
-    assert at_flush[case.article_id]["results"][key] == join.results["Q42"]
+    assert at_flush[case.article_id]["results"][key] == {**join.results["Q42"], "version": VERSION}
+    assert only(emits, ARTICLE_ENRICHED)["version"] == VERSION
+
+
+def test_the_join_keeps_a_reference_to_the_article_not_its_text(case: CaseArticle) -> None:
+    join = Join(case)
+    join.article(at=(2, 981))
+    (state,) = join.table.values()
+    article = case.answers.article
+    assert state["article"] == {"partition": 2, "offset": 981, "hash": article.hashes.markdown}
+    assert state["version"] == VERSION
+    stored = json.dumps(join.table, ensure_ascii=False)
+    assert article.markdown not in stored and article.title not in stored
+    enriched_out(join.verdict(), "Q42", case)  # read back from (2, 981)
+    assert join.log.count("read") == 1
+
+
+def test_an_article_gone_from_its_topic_ends_its_entity_terminally(case: CaseArticle) -> None:
+    join = Join(case)
+    join.article()
+    join.topic.clear()  # retention removed the record before the verdict came
+    event = only(join.verdict(), ARTICLE_COMPENSATION)
+    assert (event["stage"], event["kind"], event["reason"]) == (
+        "enrichment",
+        "terminal",
+        "article_record_expired",
+    )
+    assert event["entity"] == {"qid": "Q42", "name": "Prefeitura", "identity": None}
+    assert event["version"] == VERSION
+    assert join.enriched == []
+    assert only(join.verdict(), ARTICLE_COMPENSATION) == event  # stored: replayed alike
+
+
+def test_a_failure_while_enriching_names_the_entity_and_is_not_stored(case: CaseArticle) -> None:
+    join = Join(case)
+    join.article()
+
+    async def refused(key: str) -> None:
+        raise RuntimeError("MessageSizeTooLargeError")  # what a too-large changelog write did
+
+    join.join.confirm = refused
+    event = only(asyncio.run(join.join.on_verdict(join.verdict_record())), ARTICLE_COMPENSATION)
+    assert (event["stage"], event["kind"], event["reason"], event["detail"]) == (
+        "enrichment",
+        "terminal",
+        "internal_error",
+        "RuntimeError",
+    )
+    assert event["entity"]["qid"] == "Q42"
+    assert event["version"] == VERSION
 
 
 def test_a_redelivered_input_replays_the_stored_result_without_asking_again(
@@ -735,10 +767,10 @@ def test_a_redelivered_input_replays_the_stored_result_without_asking_again(
     again_verdict = join.verdict()
     again_article = join.article()
 
-    assert len(join.enriched) == 1 and len(join.flushed) == 1
+    assert len(join.enriched) == 1
     records = [enriched_out(emits, "Q42", case) for emits in (first, again_verdict, again_article)]
     hashes = {record["content_hash"] for record in records}
-    stored = EnrichedArticle.model_validate(join.results["Q42"]["result"])
+    stored = EnrichedArticle.model_validate_json(join.results["Q42"]["result"])
     assert hashes == {enrichment_content_hash(stored)}
     encoded = {CODEC.encode(ARTICLE_ENRICHED.schema, r) for r in records}
     assert len(encoded) == 1  # the same bytes every time
@@ -747,12 +779,13 @@ def test_a_redelivered_input_replays_the_stored_result_without_asking_again(
 def test_one_articles_messages_in_flight_together_still_enrich_once(case: CaseArticle) -> None:
     join = Join(case, slow=True)
     article, verdict = join.article_record(), join.verdict_record()
+    join.topic[ASSEMBLED_AT] = article
 
     async def together() -> tuple[list[Emit], list[Emit], list[Emit]]:
         return await asyncio.gather(
-            join.join.on_message(ARTICLE_ASSEMBLED.name, article),
-            join.join.on_message(ECP_VERDICT.name, verdict),
-            join.join.on_message(ECP_VERDICT.name, verdict),  # redelivered while the call runs
+            join.join.on_message(ARTICLE_ASSEMBLED.name, article, ASSEMBLED_AT),
+            join.join.on_message(ECP_VERDICT.name, verdict, (1, 0)),
+            join.join.on_message(ECP_VERDICT.name, verdict, (1, 0)),  # redelivered meanwhile
         )
 
     on_article, first, again = asyncio.run(together())
@@ -768,7 +801,8 @@ def test_rejected_or_entityless_verdicts_join_nothing(case: CaseArticle) -> None
     join.article()
     assert join.verdict(approved=False) == []
     assert join.verdict(entity=None) == []
-    assert join.enriched == [] and join.flushed == []
+    assert join.enriched == []
+    assert join.table[case.article_id]["verdicts"] == {}  # nothing waits for them
 
 
 def test_a_verdict_on_another_version_of_the_article_joins_nothing(case: CaseArticle) -> None:
@@ -822,12 +856,16 @@ def test_result_emit_builds_the_enriched_record_from_a_stored_result(case: CaseA
     result = enriched_for(
         article, Entity(qid="Q42", name="Prefeitura"), case.answers.enrichment_valid
     )
-    stored = {"kind": "enriched", "result": result.model_dump(mode="json"), "at": AT.timestamp()}
+    stored = {**stored_result(result), "at": AT.timestamp(), "version": VERSION}
     record = only([result_emit(stored)], ARTICLE_ENRICHED)
     assert record["article_id"] == article.source
     assert record["content_hash"] == enrichment_content_hash(result)
     assert record["path"] == "primary"
     assert record["enriched_at"] == AT
+    assert record["version"] == VERSION
+    # Results stored before they were kept as JSON text (a dict, no version) replay alike.
+    legacy = {"kind": "enriched", "result": result.model_dump(mode="json"), "at": AT.timestamp()}
+    assert only([result_emit(legacy)], ARTICLE_ENRICHED) == {**record, "version": None}
 
 
 # -- records -----------------------------------------------------------------------------------
@@ -967,6 +1005,35 @@ def test_the_status_keeps_only_the_latest_events_and_never_mutates_its_input() -
         "reason": "r",
     }
     assert after["last_reason"] == "r"
+
+
+def test_the_lineage_lists_each_attempt_once_and_names_each_version(case: CaseArticle) -> None:
+    request = request_for(case)
+    primary = model_proposal(
+        request,
+        "runtime_primary",
+        raw_answer=json.dumps(case.answers.hygiene_invented_block),
+        attempts=[attempt("runtime_primary", "invalid", "unknown_block_id", model=PRIMARY)],
+    )
+    (fallback_event,) = wired(assembly_step(primary, None, has_models=True)[0])
+    status = None
+    for topic, record, offset in (
+        (ARTICLE_INGESTED.name, ingested(case), 17),
+        (HYGIENE_PROPOSAL.name, primary, 3),
+        (ARTICLE_COMPENSATION.name, fallback_event, 8),
+    ):
+        entry, _ = observe(topic, record, offset)
+        status = updated(status, topic, entry, "t")
+    assert status is not None
+    ingested_entry, proposed, fell_back = status["events"]
+    assert ingested_entry["version"] == proposed["version"] == fell_back["version"] == "@17"
+    # The fallback event repeats the primary's attempt: the lineage lists it once.
+    assert [a["model"] for a in proposed["attempts"]] == [PRIMARY]
+    assert "attempts" not in fell_back
+    assert "detail" not in fell_back  # no value: left out
+    assert fell_back["next_attempt"] == "runtime_fallback"
+    declared = {**ingested(case), "version": 4}
+    assert observe(ARTICLE_INGESTED.name, declared, 17)[0]["version"] == "v4@17"
 
 
 # -- views -------------------------------------------------------------------------------------
@@ -1156,46 +1223,3 @@ def test_the_ladders_rungs_are_the_roles_the_topics_know() -> None:
         schema = json.loads((AVRO_DIR / f"{name}.avsc").read_text("utf-8"))
         (role,) = [f for f in schema["fields"] if f["name"] == "role"]
         assert list(RUNGS) == role["type"]["symbols"], name
-
-
-# -- a page updated under the same ID is a new version ----------------------------------------
-
-
-def test_an_updated_page_under_the_same_id_gets_a_fresh_ladder(case: CaseArticle) -> None:
-    request = request_for(case)
-    valid = json.dumps(case.answers.hygiene_valid)
-    first = model_proposal(request, "runtime_primary", raw_answer=valid)
-    _, settled = assembly_step(first, None, has_models=True)
-    assert settled is not None and settled["settled"] is not None
-
-    updated = {**request, "html_hash": sha256(case.html + b"<!-- updated -->")}
-    again = model_proposal(updated, "runtime_primary", raw_answer=valid)
-    emits, state = assembly_step(again, settled, has_models=True)
-    assert only(emits, ARTICLE_ASSEMBLED)["hashes"]["source_html"] == updated["html_hash"]
-    assert state is not None and state["version"] == updated["html_hash"]
-
-    # A late fallback rung of the version that was replaced changes nothing.
-    late = {**model_proposal(request, "runtime_fallback", raw_answer=valid), "attempt": 2}
-    assert assembly_step(late, state, has_models=True) == ([], None)
-
-
-def test_an_updated_article_is_enriched_again_for_the_same_entity(case: CaseArticle) -> None:
-    join = Join(case)
-    join.article()
-    join.verdict()
-    assert len(join.enriched) == 1
-    article = case.answers.article
-    markdown = article.markdown + "\n\nUpdate: a correction was appended."
-    newer = article.model_copy(
-        update={
-            "markdown": markdown,
-            "hashes": article.hashes.model_copy(update={"markdown": sha256(markdown)}),
-        }
-    )
-    join.expect = newer
-    record = on_wire(ARTICLE_ASSEMBLED.schema, assembled_record(newer))
-    verdict = {**join.verdict_record(), "article_hash": newer.hashes.markdown}
-    asyncio.run(join.join.on_assembled(record))
-    emits = asyncio.run(join.join.on_verdict(verdict))
-    assert len(join.enriched) == 2  # the new version was not answered with the old result
-    assert only(emits, ARTICLE_ENRICHED)["article_hash"] == newer.hashes.markdown

@@ -36,5 +36,3 @@ def test_vocabulary_counts_distinct_sentences_once() -> None:
     vocabulary = Vocabulary(["Govenrment acts", "Govenrment acts", "The government acted."])
     assert vocabulary.count("govenrment") == 1
     assert vocabulary.count("GOVERNMENT") == 1
-    assert vocabulary.count_lowercase("government") == 1
-    assert vocabulary.count_lowercase("govenrment") == 0

@@ -1,0 +1,90 @@
+"""What no repair may touch whatever its category: numbers, dates, scores, names, quotations
+(spec 7.1, 8.2 step 6).
+
+Each protection returns None when the edit passes, else its reason code (the codes are listed
+in ``article_runtime.harness.repairs``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from article_runtime.harness.repair_edit import Edit
+from article_runtime.text.names import has_upper
+from article_runtime.text.numbers import (
+    looks_like_date,
+    number_affixes,
+    numeric_runs,
+    numeric_signature,
+)
+from article_runtime.text.segments import Token
+
+__all__ = ["PROTECTIONS"]
+
+PROTECTED_NUMBER = "protected_number"
+PROTECTED_DATE = "protected_date"
+PROTECTED_SCORE = "protected_score"
+PROTECTED_NAME = "protected_name"
+PROTECTED_QUOTATION = "protected_quotation"
+
+# Categories whose own check keeps every letter and digit, so they may touch names, quotations
+# and the separators of dates and scores.
+CONTENT_PRESERVING: frozenset[str] = frozenset({"encoding", "unicode", "spacing"})
+# Categories whose replacement is computed, not chosen (ftfy, NFC minus debris): they restore
+# what a sign next to a number was, so the sign comparison would only refuse real fixes.
+COMPUTED: frozenset[str] = frozenset({"encoding", "unicode"})
+
+
+def _protect_numbers(edit: Edit, category: str) -> str | None:
+    """Every category but ``encoding``: ftfy's fix, agreed on the whole target, only restores
+    bytes of letters (the ``¼`` of ``Ã¼`` is half of ``ü``) and never changes a digit."""
+    if category == "encoding":
+        return None
+    target = edit.target
+    signature, affixes = target.numbers
+    changed = signature != numeric_signature(edit.edited)
+    if changed or category not in CONTENT_PRESERVING:
+        for run in numeric_runs(target.tokens):
+            if edit.touches(run.start, run.end):
+                return PROTECTED_DATE if run.label == "date" else PROTECTED_SCORE
+    if changed:
+        removed = (t for change in edit.tokens for t in change.removed if t.kind == "number")
+        return PROTECTED_DATE if any(looks_like_date(t.text) for t in removed) else PROTECTED_NUMBER
+    edited = number_affixes(edit.edited_text, edit.edited, target.locale)
+    if category not in COMPUTED and affixes != edited:
+        return PROTECTED_NUMBER  # a sign or unit of a number: -15, $12, 35%, +3
+    return None
+
+
+def _capitalized(tokens: Sequence[Token]) -> int:
+    return sum(1 for token in tokens if token.kind == "letter" and has_upper(token.text))
+
+
+def _protect_names(edit: Edit, category: str) -> str | None:
+    """Names may only be re-spaced or cleaned if no name is split or two are joined.
+
+    ``obvious_typo`` judges capitalized words itself: only a non-word into a word the article
+    writes elsewhere (the name heuristic cannot tell a German noun from a name).
+    """
+    if category in ("encoding", "obvious_typo"):
+        return None
+    for change in edit.tokens:
+        if not any(token.start in edit.target.names for token in change.removed):
+            continue
+        if category in CONTENT_PRESERVING and _capitalized(change.removed) == _capitalized(
+            change.added
+        ):
+            continue
+        return PROTECTED_NAME
+    return None
+
+
+def _protect_quotations(edit: Edit, category: str) -> str | None:
+    if category in CONTENT_PRESERVING:
+        return None
+    if any(edit.touches(span.start, span.end) for span in edit.target.quotes):
+        return PROTECTED_QUOTATION
+    return None
+
+
+PROTECTIONS = (_protect_numbers, _protect_names, _protect_quotations)

@@ -1,0 +1,73 @@
+"""What a worker retains per article: its resident memory and its tables' contents.
+
+Both are read from outside the worker, as an operator would: RSS from ``/proc/<pid>/status``,
+table contents from the tables' changelog topics (the latest value of each key, tombstones
+removing keys), which is exactly what a restarted worker loads back into memory.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+from confluent_kafka import OFFSET_BEGINNING, Consumer, Message, TopicPartition
+
+
+def rss_bytes(pid: int) -> int:
+    """Resident set size of a live process (Linux ``VmRSS``)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError(f"no VmRSS for process {pid}")
+
+
+def changelog_topic(app_id: str, table: str) -> str:
+    """Faust's name for a table's changelog topic."""
+    return f"{app_id}-{table}-changelog"
+
+
+def table_bytes(bootstrap: str, topic: str, *, timeout_s: float = 60.0) -> tuple[int, int]:
+    """(keys, bytes of keys and values) in the table behind a changelog ``topic`` now."""
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": f"table-bytes-{uuid.uuid4().hex}",
+            "enable.auto.commit": False,
+        }
+    )
+    try:
+        latest: dict[bytes, int] = {}
+        for message in _to_the_end(consumer, topic, timeout_s):
+            key, value = message.key() or b"", message.value()
+            if value is None:
+                latest.pop(key, None)  # a tombstone: the key was deleted
+            else:
+                latest[key] = len(key) + len(value)
+        return len(latest), sum(latest.values())
+    finally:
+        consumer.close()
+
+
+def _to_the_end(consumer: Consumer, topic: str, timeout_s: float) -> Iterator[Message]:
+    """Every message of ``topic`` up to its current end."""
+    metadata = consumer.list_topics(topic, timeout=10).topics.get(topic)
+    partitions = [] if metadata is None else list(metadata.partitions)
+    ends = {}
+    for partition in partitions:
+        _low, high = consumer.get_watermark_offsets(TopicPartition(topic, partition), timeout=10)
+        if high > 0:
+            ends[partition] = high
+    consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in ends])
+    deadline = time.monotonic() + timeout_s
+    while ends:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{topic} not read to its end in {timeout_s:.0f} s")
+        message = consumer.poll(0.5)
+        if message is None or message.error() is not None:
+            continue
+        yield message
+        partition, offset = message.partition(), message.offset()
+        if offset is not None and offset + 1 >= ends.get(partition, 0):
+            ends.pop(partition, None)

@@ -1,0 +1,297 @@
+"""Each repair category accepts the real defects of its kind and nothing else, in en, pt, es, fr
+and de (issue 9, section 1): what may change is named per category, and where a fix can be
+computed the replacement must equal it.
+
+Every expected reason is written by hand from the rule it exercises.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from article_runtime.harness.repairs import apply_repairs, review_repairs
+from article_runtime.model.proposal import RepairCategory
+from tests.factories import mojibake, repair
+
+TEXTS: dict[str, dict[str, str]] = {
+    "en": {
+        "b": (
+            f"The govenrment said on Monday that the {mojibake('café')} tax,, approved by 52% "
+            "of members, would cost $12 million. The spokes man declined to com\u00adment . "
+            "Officials were nowhere to be seen, and the colour of the flag changed. "
+            "Temperatures fell to -15 degrees, up +3 from the week before."
+        ),
+        "c": "The government met again. A second com\u200bmittee report  came out.",
+    },
+    "pt": {
+        "b": (
+            f"A prefietura anunciou a {mojibake('informação')} nesta segunda-feira. O "
+            "orçamento de R$ 3 milhões foi aprovado por 35% dos vereadores.. A gente viu "
+            "tudo, disse o agente. A cida\u200bde ganha nova praça e a prefei tura promete "
+            "obras."
+        ),
+    },
+    "es": {
+        "b": (
+            f"El gobeirno anunció el {mojibake('presupuesto del año')} y el oficialismo "
+            "consiguió emitir dictámenes de mayoría;; la oposición pidió más tiempo. El "
+            "plan cuesta 12 millones de pesos y la infla ción bajó al 3%. La gober\u00adnación "
+            "respondió ."
+        ),
+    },
+    "fr": {
+        "b": (
+            f"Le gouvernemnt a présenté la {mojibake('réforme')} des retraites au Sénat !! "
+            "Les sénateurs ont voté par 195 voix contre 112, soit 63 % des suffrages. Le "
+            "budget de l'État est une clé du débat et un événement, a dit la minis tre le "
+            "jour sui\u00advant."
+        ),
+    },
+    "de": {
+        "b": (
+            f"Die Regierugn hat den Haushalt {mojibake('für')} das nächste Jahr beschlossen,, "
+            "sagte ein Sprecher. Die Regierung plant Ausgaben von 5 Millionen Euro, ein Plus "
+            "von 4 %. Die Abstim mung im Parla\u00adment folgt am Montag, sagte er, dass die "
+            "Bundesregierung zustimmt und die Geographie egal ist."
+        ),
+    },
+}
+
+# (language, target, original, replacement, category, expected reason)
+ACCEPTED: list[tuple[str, str, str, str, RepairCategory, str]] = [
+    ("en", "b", mojibake("café"), "café", "encoding", "accepted_encoding"),
+    ("en", "b", "com\u00adment", "comment", "unicode", "accepted_unicode"),
+    ("en", "c", "com\u200bmittee", "committee", "unicode", "accepted_unicode"),
+    ("en", "b", "spokes man", "spokesman", "spacing", "accepted_spacing"),
+    ("en", "b", "ment .", "ment.", "spacing", "accepted_spacing"),
+    ("en", "c", "report  came", "report came", "spacing", "accepted_spacing"),
+    ("en", "b", "tax,,", "tax,", "punctuation_corruption", "accepted_punctuation_corruption"),
+    ("en", "b", "govenrment", "government", "obvious_typo", "accepted_obvious_typo"),
+    ("pt", "b", mojibake("informação"), "informação", "encoding", "accepted_encoding"),
+    ("pt", "b", "cida\u200bde", "cidade", "unicode", "accepted_unicode"),
+    ("pt", "b", "prefei tura", "prefeitura", "spacing", "accepted_spacing"),
+    (
+        "pt",
+        "b",
+        "vereadores..",
+        "vereadores.",
+        "punctuation_corruption",
+        "accepted_punctuation_corruption",
+    ),
+    ("pt", "b", "prefietura", "prefeitura", "obvious_typo", "accepted_obvious_typo"),
+    (
+        "es",
+        "b",
+        mojibake("presupuesto del año"),
+        "presupuesto del año",
+        "encoding",
+        "accepted_encoding",
+    ),
+    ("es", "b", "gober\u00adnación", "gobernación", "unicode", "accepted_unicode"),
+    ("es", "b", "infla ción", "inflación", "spacing", "accepted_spacing"),
+    ("es", "b", "respondió .", "respondió.", "spacing", "accepted_spacing"),
+    (
+        "es",
+        "b",
+        "mayoría;;",
+        "mayoría;",
+        "punctuation_corruption",
+        "accepted_punctuation_corruption",
+    ),
+    ("es", "b", "gobeirno", "gobierno", "obvious_typo", "accepted_obvious_typo"),
+    ("fr", "b", mojibake("réforme"), "réforme", "encoding", "accepted_encoding"),
+    ("fr", "b", "sui\u00advant", "suivant", "unicode", "accepted_unicode"),
+    ("fr", "b", "minis tre", "ministre", "spacing", "accepted_spacing"),
+    ("fr", "b", "Sénat !!", "Sénat !", "punctuation_corruption", "accepted_punctuation_corruption"),
+    ("fr", "b", "gouvernemnt", "gouvernement", "obvious_typo", "accepted_obvious_typo"),
+    ("de", "b", mojibake("für"), "für", "encoding", "accepted_encoding"),
+    ("de", "b", "Parla\u00adment", "Parlament", "unicode", "accepted_unicode"),
+    ("de", "b", "Abstim mung", "Abstimmung", "spacing", "accepted_spacing"),
+    (
+        "de",
+        "b",
+        "beschlossen,,",
+        "beschlossen,",
+        "punctuation_corruption",
+        "accepted_punctuation_corruption",
+    ),
+    # A German noun is capitalized like a name: the fix must be a word the article writes.
+    ("de", "b", "Regierugn", "Regierung", "obvious_typo", "accepted_obvious_typo"),
+]
+
+REJECTED: list[tuple[str, str, str, str, RepairCategory, str]] = [
+    # encoding: only ftfy's own fix
+    ("en", "b", mojibake("café"), "cafe", "encoding", "encoding_fix_mismatch"),
+    ("pt", "b", "anunciou", "anunciou!", "encoding", "not_mojibake"),
+    # unicode: NFC minus invisible debris, nothing added, no script change, no compat form
+    ("en", "b", "com\u00adment", "com\u202ement", "unicode", "unicode_fix_mismatch"),
+    ("en", "b", "com\u00adment", "comment\U000e0041", "unicode", "unicode_fix_mismatch"),
+    ("en", "b", "com\u00adment", "comment\x07", "unicode", "unicode_fix_mismatch"),
+    ("en", "b", "com\u00adment", "ｃomment", "unicode", "unicode_fix_mismatch"),
+    ("pt", "b", "cida\u200bde", "cidаde", "unicode", "unicode_fix_mismatch"),  # Cyrillic а
+    ("fr", "b", "sui\u00advant", "suivant\u2066", "unicode", "unicode_fix_mismatch"),
+    ("de", "b", "Parla\u00adment", "Parla\u200bment", "unicode", "unicode_fix_mismatch"),
+    ("es", "b", "emitir", "emi\u200btir", "unicode", "not_unicode_fix"),
+    # spacing: neither side may read as different real words; no line break, no odd space
+    ("en", "b", "nowhere", "now here", "spacing", "spacing_changes_words"),
+    ("pt", "b", "A gente", "Agente", "spacing", "spacing_changes_words"),
+    ("pt", "b", "o agente", "o a gente", "spacing", "spacing_changes_words"),
+    ("es", "b", "emitir dictámenes", "emitirdictámenes", "spacing", "spacing_changes_words"),
+    ("fr", "b", "une clé", "une cl é", "spacing", "spacing_changes_words"),
+    ("de", "b", "dass die", "dassdie", "spacing", "spacing_changes_words"),
+    ("en", "b", "the colour", "the\ncolour", "spacing", "not_spacing_only"),
+    ("en", "b", "the colour", "the\u00a0colour", "spacing", "not_spacing_only"),
+    ("en", "b", "the colour", "the  colour", "spacing", "not_spacing_only"),
+    ("en", "b", "spokes man", "spokesmen", "spacing", "not_spacing_only"),
+    # punctuation: duplicated or stray marks only; signs and units belong to their number
+    ("en", "b", "-15", "15", "punctuation_corruption", "protected_number"),
+    ("en", "b", "+3", "3", "punctuation_corruption", "protected_number"),
+    ("en", "b", "$12", "12", "punctuation_corruption", "protected_number"),
+    ("en", "b", "52%", "52", "punctuation_corruption", "protected_number"),
+    ("pt", "b", "35%", "35", "punctuation_corruption", "protected_number"),
+    ("pt", "b", "R$ 3", "R 3", "punctuation_corruption", "protected_number"),
+    ("es", "b", "3%", "3", "punctuation_corruption", "protected_number"),
+    ("fr", "b", "63 %", "63", "punctuation_corruption", "protected_number"),
+    ("de", "b", "4 %", "4", "punctuation_corruption", "protected_number"),
+    ("en", "b", "-15", "- 15", "spacing", "protected_number"),
+    ("en", "b", "members,", "members", "punctuation_corruption", "not_duplicated_or_stray"),
+    ("en", "b", "members,", "members;", "punctuation_corruption", "punctuation_introduced"),
+    ("fr", "b", "Sénat !!", "Sénat", "punctuation_corruption", "not_duplicated_or_stray"),
+    ("fr", "b", "Sénat !!", "Sénat .", "punctuation_corruption", "punctuation_introduced"),
+    ("es", "b", "mayoría;;", "mayoría", "punctuation_corruption", "not_duplicated_or_stray"),
+    # obvious_typo: a real word never becomes another; variants are no typos (spec 7.4)
+    ("es", "b", "emitir", "omitir", "obvious_typo", "real_word_swap"),
+    ("en", "b", "million", "billion", "obvious_typo", "real_word_swap"),
+    ("en", "b", "colour", "color", "obvious_typo", "real_word_swap"),
+    ("en", "b", "declined", "decline", "obvious_typo", "real_word_swap"),  # tense
+    ("pt", "b", "milhões", "bilhões", "obvious_typo", "real_word_swap"),
+    ("pt", "b", "aprovado", "reprovado", "obvious_typo", "real_word_swap"),
+    ("es", "b", "millones", "billones", "obvious_typo", "real_word_swap"),
+    ("fr", "b", "événement", "évènement", "obvious_typo", "real_word_swap"),
+    ("de", "b", "dass", "daß", "obvious_typo", "typo_too_large"),
+    ("de", "b", "Millionen", "Milliarden", "obvious_typo", "typo_too_large"),
+    ("de", "b", "Geographie", "Geografie", "obvious_typo", "real_word_swap"),
+    ("en", "b", "govenrment", "gоvernment", "obvious_typo", "typo_changes_script"),  # о
+    ("pt", "b", "prefietura", "prefeiturx", "obvious_typo", "replacement_not_a_word"),
+    ("fr", "b", "gouvernemnt", "gouvernemant", "obvious_typo", "replacement_not_a_word"),
+]
+
+
+@pytest.mark.parametrize(
+    ("language", "target", "original", "replacement", "category", "expected"),
+    ACCEPTED + REJECTED,
+    ids=[f"{c[0]}-{c[4]}-{c[2]!r}->{c[3]!r}" for c in ACCEPTED + REJECTED],
+)
+def test_each_category_accepts_its_defects_and_nothing_else(
+    language: str,
+    target: str,
+    original: str,
+    replacement: str,
+    category: RepairCategory,
+    expected: str,
+) -> None:
+    proposed = repair(target, original, replacement, category)
+    [reviewed] = review_repairs([proposed], TEXTS[language], locale=language)
+    assert reviewed.reason == expected
+    assert reviewed.accepted is expected.startswith("accepted_")
+
+
+def test_every_category_is_shown_accepting_in_every_language() -> None:
+    shown = {(c[0], c[4]) for c in ACCEPTED}
+    categories = ("encoding", "unicode", "spacing", "punctuation_corruption", "obvious_typo")
+    assert shown == {(language, c) for language in TEXTS for c in categories}
+
+
+def test_a_language_without_a_large_word_list_gets_no_typo_or_word_change() -> None:
+    text = {"b": "Ο υπουργός είπε ότι η κυβρένηση θα αποφασίσει. Η κυβέρνηση συνεδριάζει."}
+    typo = repair("b", "κυβρένηση", "κυβέρνηση", "obvious_typo")
+    join = repair("b", "θα αποφασίσει", "θααποφασίσει", "spacing")
+    reasons = [r.reason for r in review_repairs([typo, join], text, locale="el")]
+    assert reasons == ["language_not_covered", "language_not_covered"]
+    [none] = review_repairs([typo], text, locale=None)
+    assert none.reason == "language_not_covered"
+
+
+# --- judged together --------------------------------------------------------------------------
+
+
+def test_a_forbidden_punctuation_change_split_in_pieces_is_refused_whole() -> None:
+    """Each piece keeps one mark of ``,,`` and passes; together they delete the run."""
+    text = {"b": "Os vereadores,,aprovaram o plano."}
+    first = repair("b", "vereadores,", "vereadores", "punctuation_corruption")
+    second = repair("b", ",aprovaram", "aprovaram", "punctuation_corruption")
+    alone = [r.reason for r in review_repairs([second], text, locale="pt")]
+    assert alone == ["accepted_punctuation_corruption"]
+    reviewed = review_repairs([first, second], text, locale="pt")
+    assert [r.reason for r in reviewed] == [
+        "accepted_punctuation_corruption",
+        "combined_not_duplicated_or_stray",
+    ]
+    assert apply_repairs(text["b"], reviewed) == "Os vereadores,aprovaram o plano."
+
+
+def test_two_typo_fixes_of_one_word_are_judged_as_one_edit() -> None:
+    """``hoise``: one half makes ``noise``, the other ``house``; together ``nouse``, two edits
+    in five letters."""
+    text = {"b": "The hoise."}
+    noise = repair("b", "ho", "no", "obvious_typo")
+    house = repair("b", "ise", "use", "obvious_typo")
+    alone = [review_repairs([r], text, locale="en")[0].reason for r in (noise, house)]
+    assert alone == ["accepted_obvious_typo", "accepted_obvious_typo"]
+    reviewed = review_repairs([noise, house], text, locale="en")
+    assert [r.reason for r in reviewed] == [
+        "accepted_obvious_typo",
+        "combined_typo_too_large",
+    ]
+    assert apply_repairs(text["b"], reviewed) == "The noise."
+
+
+def test_repairs_far_apart_in_one_block_are_judged_apart() -> None:
+    text = {"b": "The govenrment and the comittee met,, on Monday."}
+    repairs = [
+        repair("b", "govenrment", "government", "obvious_typo"),
+        repair("b", "comittee", "committee", "obvious_typo"),
+        repair("b", "met,,", "met,", "punctuation_corruption"),
+    ]
+    reviewed = review_repairs(repairs, text, locale="en")
+    assert all(r.accepted for r in reviewed)
+    assert apply_repairs(text["b"], reviewed) == "The government and the committee met, on Monday."
+
+
+def test_a_typo_beside_a_double_space_both_hold() -> None:
+    """Different categories side by side: the second is judged on the text the first left."""
+    text = {"b": "The govenrment  announced the plan."}
+    typo = repair("b", "govenrment", "government", "obvious_typo")
+    space = repair("b", "  announced", " announced", "spacing")
+    reviewed = review_repairs([typo, space], text, locale="en")
+    assert [r.reason for r in reviewed] == ["accepted_obvious_typo", "accepted_spacing"]
+    assert apply_repairs(text["b"], reviewed) == "The government announced the plan."
+
+
+@pytest.mark.parametrize("typo_first", [True, False])
+def test_a_join_and_a_typo_that_each_pass_cannot_make_a_non_word_together(
+    typo_first: bool,
+) -> None:
+    """``to gether``: joining gives ``together``, the typo fix gives ``gather``; each alone is a
+    fix, both together make ``togather``. Whichever comes second is judged on the text the
+    first left, and fails there."""
+    text = {"b": "They met to gether on Monday."}
+    join = repair("b", "to g", "tog", "spacing")
+    typo = repair("b", "eth", "ath", "obvious_typo")
+    alone = [review_repairs([r], text, locale="en")[0].reason for r in (join, typo)]
+    assert alone == ["accepted_spacing", "accepted_obvious_typo"]
+    order = [typo, join] if typo_first else [join, typo]
+    reviewed = review_repairs(order, text, locale="en")
+    expected = "combined_spacing_changes_words" if typo_first else "combined_real_word_swap"
+    assert [r.accepted for r in reviewed] == [True, False]
+    assert reviewed[1].reason == expected
+    assert "togather" not in apply_repairs(text["b"], reviewed)
+
+
+def test_an_encoding_fix_and_a_spacing_fix_side_by_side_both_hold() -> None:
+    text = {"b": f"A {mojibake('informação')}  chegou ontem."}
+    fix = repair("b", mojibake("informação"), "informação", "encoding")
+    space = repair("b", "  chegou", " chegou", "spacing")
+    reviewed = review_repairs([fix, space], text, locale="pt")
+    assert [r.reason for r in reviewed] == ["accepted_encoding", "accepted_spacing"]
+    assert apply_repairs(text["b"], reviewed) == "A informação chegou ontem."
