@@ -74,6 +74,7 @@ async def enrich_article(
             attempts=outcome.attempts,
             usage=usage,
         )
+    cited = {block_id for tag in outcome.value.tags for block_id in tag.evidence_block_ids}
     return EnrichedArticle(
         **base,
         language=article.language,
@@ -83,4 +84,5 @@ async def enrich_article(
         prompt=PromptRef(name=prompt.name, version=prompt.version, sha256=prompt.sha256),
         attempts=outcome.attempts,
         usage=usage,
+        evidence=[block for block in inp.blocks if block.id in cited],
     )

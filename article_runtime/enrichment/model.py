@@ -67,6 +67,9 @@ class EnrichedArticle(Frozen):
     prompt: PromptRef
     attempts: list[AttemptRecord] = Field(default_factory=list)
     usage: Usage = Usage()
+    # The cited blocks' text, so evidence_block_ids read without the article; None in results
+    # stored before it was carried (rebuild: ``blocks.evidence_blocks`` of the article).
+    evidence: list[EvidenceBlock] | None = None
 
 
 class EnrichmentFailure(Frozen):

@@ -8,11 +8,14 @@ from collections.abc import Iterator
 import pytest
 from pytest import MonkeyPatch
 
+from article_runtime.enrichment.blocks import evidence_blocks
 from article_runtime.enrichment.call import enrich_article
 from article_runtime.enrichment.model import EnrichedArticle, EnrichmentFailure, Entity
 from article_runtime.harness.pipeline import run_hygiene_harness
 from article_runtime.llm.policy import LLMRuntime
 from article_runtime.model import AssembledArticle
+from streams.codec import AvroCodec
+from streams.records import enriched_record
 from tests.factories import candidate_set, proposal
 from tests.llm_support import FALLBACK, PRIMARY, Recorder, config, run
 from tests.support.openai_server import Drop, Reply, ScriptedOpenAIServer, Status, running_server
@@ -167,3 +170,32 @@ def test_hygiene_only_configuration_has_no_enrichment_provider(
     result = run(enrich_article(article, ENTITY, llm=runtime), runtime)
     assert isinstance(result, EnrichmentFailure) and result.reason == "no_provider"
     assert server.calls == []
+
+
+def test_the_result_carries_the_text_of_every_cited_block(
+    server: ScriptedOpenAIServer, monkeypatch: MonkeyPatch, article: AssembledArticle
+) -> None:
+    """evidence_block_ids read without the article: each cited block once, in article order,
+    with the text the call judged (rebuilt here from the Markdown), through the Avro contract."""
+    answer = {
+        "sentiment": "positive",
+        "tags": [
+            {"tag": "enchentes", "evidence_block_ids": ["p2", "p1"]},
+            {"tag": "Diário Oficial", "evidence_block_ids": ["p3"]},
+            {"tag": "Rio", "evidence_block_ids": ["p1", "p2"]},
+        ],
+    }
+    server.script(PRIMARY, Reply(answer))
+    result = enrich(server, monkeypatch, article)
+    assert isinstance(result, EnrichedArticle) and result.evidence is not None
+    blocks = {b.id: b.text for b in evidence_blocks(article.markdown)}
+    assert len(blocks) > 3  # some blocks are not cited, and must not be carried
+    assert [(b.id, b.text) for b in result.evidence] == [(i, blocks[i]) for i in ("p1", "p2", "p3")]
+    for tag in result.tags:
+        texts = {b.id: b.text for b in result.evidence}
+        assert all(block_id in texts for block_id in tag.evidence_block_ids)
+    codec = AvroCodec()
+    record = codec.decode(
+        codec.encode("ArticleEnriched", enriched_record(result)), "ArticleEnriched"
+    )
+    assert record["evidence"] == [{"id": b.id, "text": b.text} for b in result.evidence]

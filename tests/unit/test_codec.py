@@ -171,6 +171,12 @@ RECORDS: dict[str, dict[str, Any]] = {
         "usage": {"prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0},
         "enriched_at": AT,
         "version": VERSION,
+        "evidence": [
+            {"id": "b1", "text": "O Copom manteve a taxa Selic."},
+            {"id": "b2", "text": "A política monetária segue restritiva."},
+            {"id": "b4", "text": "Juros altos por mais tempo."},
+            {"id": "b5", "text": "A inflação desacelerou."},
+        ],
     },
     "CompensationEvent": compensation_event(
         "folha-2026-03-14-0001",
@@ -287,7 +293,7 @@ RELEASED_WRITERS = {
     "HygieneProposal": ["13dbbb22f87c7095"],
     "ArticleAssembled": ["292aa5e28c7ef1da", "4df196fb3cb8394b"],
     "EcpVerdict": ["67f21e3f5a99e98b"],
-    "ArticleEnriched": ["603cfdf6fb793f38"],
+    "ArticleEnriched": ["603cfdf6fb793f38", "bb6f6a887faa00e4"],
     "CompensationEvent": ["6d6869eb856562be"],
 }
 
