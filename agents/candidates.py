@@ -8,7 +8,14 @@ big for the hygiene topics to carry (``candidate_set_too_large``): a page of man
 can make one several times larger than its HTML.
 
 The request is stamped with the article's version (``agents.versions``): the position of the
-ingested record on its partition, or ingestion's declared version.
+ingested record on its partition, or ingestion's declared version. So a record must sit on its
+article's partition: one its producer put elsewhere (not murmur2, or not keyed by the article
+id) ends here as a terminal ``misrouted_key`` event, without a version, and nothing else reads
+it (``streams.routing``). Re-producing it to its partition was the alternative; it would order
+the copy by when this worker got to it rather than when ingestion published it (so it could
+overtake a newer version), double the message for everyone else reading ``article.ingested``,
+and leave the producer's misconfiguration unnoticed. The event names where the record sits and
+what its producer must change; once fixed, the producer publishes the article again.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ from article_runtime.errors import InputError
 from article_runtime.hashing import model_hash, sha256_hex
 from streams.compensation import compensation_event
 from streams.records import feed_metadata, now
+from streams.routing import MISROUTED_KEY, misrouted, partition_count
 from streams.topics import (
     ARTICLE_COMPENSATION,
     ARTICLE_INGESTED,
@@ -83,10 +91,28 @@ def candidates_step(
     return Emit(HYGIENE_REQUEST, article_id, request)
 
 
+def misrouted_step(record: dict[str, Any], at: tuple[str, int, int], why: str) -> Emit:
+    """The terminal event for an ingested record off its article's partition."""
+    event = compensation_event(
+        record["article_id"],
+        stage="candidates",
+        kind="terminal",
+        reason=MISROUTED_KEY,
+        detail=why[:500],
+        origin=at,
+    )
+    return Emit(ARTICLE_COMPENSATION, record["article_id"], event)
+
+
 def register(w: Wiring) -> None:
     has_models = w.has_hygiene_models
 
     async def handle(event: Event, record: dict[str, Any]) -> list[Emit]:
+        message = event.message
+        partitions = partition_count(w.app, ARTICLE_INGESTED)
+        why = misrouted(message.key, record["article_id"], message.partition, partitions)
+        if why is not None:
+            return [misrouted_step(record, origin(event), why)]
         step = functools.partial(candidates_step, has_models=has_models, at=origin(event))
         return [await asyncio.to_thread(step, record)]
 

@@ -1,7 +1,9 @@
 """``make demo``: the whole flow on the bundled samples, on a real local broker.
 
 Starts a broker (or uses ``KAFKA_BOOTSTRAP_SERVERS``) and one worker with the LOCAL ECP
-stand-in, publishes ``samples/`` as ingestion would, follows every article to its outcome with
+stand-in, publishes ``samples/`` with ``article-runtime publish`` as an ingestion team would
+(JSON lines on its stdin, each ID suffixed with this run's, so runs on one cluster stay apart),
+follows every article to its outcome with
 a progress bar, prints one line per article, and stops everything it started. Providers come
 from ``ARTICLE_RUNTIME_PROVIDERS``; without them hygiene is deterministic and enrichment ends
 ``no_provider``, which the summary states.
@@ -10,7 +12,9 @@ from ``ARTICLE_RUNTIME_PROVIDERS``; without them hygiene is deterministic and en
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -25,8 +29,8 @@ from article_runtime.llm.providers import PROVIDERS_ENV
 from article_runtime.text.segments import words
 from streams.admin import ensure_topics
 from streams.follow import ArticleOutcome, follow
-from streams.local_kafka import free_ports, local_kafka
-from streams.publish import article_id_of, html_files, ingested_record, publish
+from streams.local_kafka import BOOTSTRAP_ENV, free_ports, local_kafka
+from streams.publish import article_id_of, html_files
 from streams.settings import ECP_STANDIN_NAME_ENV, ECP_STANDIN_QID_ENV
 from streams.worker_process import WorkerProcess
 
@@ -68,6 +72,22 @@ def summary_line(name: str, outcome: ArticleOutcome) -> str:
     return "\n".join(lines)
 
 
+def publish_with_the_command(bootstrap: str, ids: dict[str, Path]) -> int:
+    """``article-runtime publish -`` in a process of its own, fed one JSON line per page."""
+    lines = "".join(
+        json.dumps({"article_id": a, "url": p.resolve().as_uri(), "html_path": str(p)}) + "\n"
+        for a, p in ids.items()
+    )
+    print("$ article-runtime publish - < (one JSON line per sample: article_id, url, html_path)")
+    done = subprocess.run(
+        [sys.executable, "-m", "streams.cli", "publish", "-"],
+        input=lines.encode("utf-8"),
+        env={**os.environ, BOOTSTRAP_ENV: bootstrap},
+        check=False,
+    )
+    return done.returncode
+
+
 def run(samples: Path, *, timeout_s: float) -> int:
     files = html_files([samples])
     run_id = uuid.uuid4().hex[:6]
@@ -86,11 +106,9 @@ def run(samples: Path, *, timeout_s: float) -> int:
         print(f"broker {kafka}; worker web views on http://127.0.0.1:{port}/counters/")
         with WorkerProcess(kafka, web_port=port, log_path=log, env=env) as worker:
             worker.start()
+            if publish_with_the_command(kafka, ids) != 0:
+                return 1
             started = time.monotonic()
-            records = (
-                ingested_record(a, f"file://{p.resolve()}", p.read_bytes()) for a, p in ids.items()
-            )
-            publish(kafka, records)
             with tqdm(total=len(ids), desc="articles", unit="art", file=sys.stdout) as bar:
                 outcomes = follow(
                     kafka, ids, timeout_s=timeout_s, on_settled=lambda _o: bar.update()
