@@ -50,7 +50,7 @@ _FATAL_CODES = {
 }
 
 
-class PublishError(Exception):
+class PublishError(RuntimeError):
     """A record not published (``article_id`` set), or a cluster that cannot be published to."""
 
     def __init__(self, reason: str, detail: str, article_id: str | None = None) -> None:
@@ -89,6 +89,7 @@ class ArticleProducer:
         self.codec = codec or AvroCodec()
         self._fatal: PublishError | None = None
         self._last_error = ""
+        self._closed = False
         self._producer = Producer(
             {
                 **connection.confluent(),
@@ -101,7 +102,11 @@ class ArticleProducer:
                 "log_level": 3,  # librdkafka's own retries are not news; its errors reach us
             }
         )
-        self.partitions = self._wait_for_topic()
+        try:
+            self.partitions = self._wait_for_topic()
+        except PublishError:
+            self.close()
+            raise
 
     def __enter__(self) -> ArticleProducer:
         return self
@@ -110,8 +115,12 @@ class ArticleProducer:
         self.close()
 
     def close(self) -> None:
-        """Wait for anything still queued (``send_all`` leaves nothing); idempotent."""
-        self._producer.flush(self.timeout_s)
+        """Wait for anything still queued (``send_all`` leaves nothing), then let go of the
+        connection (no reconnect attempts to a cluster that is gone); idempotent."""
+        if not self._closed:
+            self._closed = True
+            self._producer.flush(self.timeout_s)
+            self._producer.close()
 
     def send(self, record: Mapping[str, Any]) -> Delivered:
         """Publish one record and wait for the broker's acknowledgement.

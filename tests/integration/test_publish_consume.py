@@ -177,6 +177,7 @@ def placed(bootstrap: str, topic: str, keys: list[bytes], partitioner: str) -> l
 
         producer.produce(topic, key=key, value=b"x", on_delivery=report)
     assert producer.flush(30) == 0
+    producer.close()
     return [where[i] for i in range(len(keys))]
 
 
@@ -234,6 +235,7 @@ def test_a_producer_with_the_default_partitioner_is_caught_not_mis_joined(tmp_pa
         }
         send(ECP_VERDICT.name, joined, codec.encode("EcpVerdict", verdict))
         assert producer.flush(30) == 0
+        producer.close()
         wrong = [a for a in ids if landed[f"article.ingested:{a}"] != partition_of(a)]
         right = [a for a in ids if a not in wrong]
         assert wrong and right
