@@ -235,3 +235,53 @@ def test_wide_pages_skip_trafilatura() -> None:
     assert scan_page("<p>" + "<b>x</b>" * 60 + "</p>").fits_trafilatura
     assert PageShape(depth=3, elements=10, widest=3).fits_trafilatura
     assert MAX_DEPTH == 200
+
+
+def test_the_scan_is_linear_in_comments() -> None:
+    """Each comment's end is looked for near it, not in the whole rest of the page (every
+    comment once searched to the end of the page for ``--!>``: quadratic)."""
+
+    def cost(n: int) -> float:
+        html = "<div><!-- note --><p>text</p></div>" * n
+        started = time.process_time()
+        scan_page(html, max_elements=10**9)
+        return time.process_time() - started
+
+    small, large = cost(2_000), cost(20_000)
+    assert large < 30 * max(small, 1e-3)
+
+
+@pytest.mark.parametrize(
+    ("html", "depth"),
+    [
+        ("<!-- a --!><div>x", 1),
+        ("<!-- a --!> --><div><div>", 2),
+        ("<!-- a --> --!><div>", 1),
+        ("<!--- a ---><div><div><div>", 3),
+        ("<!-- <div><div> --!>", 0),
+    ],
+)
+def test_comments_end_at_the_first_end_either_way(html: str, depth: int) -> None:
+    assert scan_page(html).depth == depth
+
+
+@settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(SOUP)
+def test_the_start_tag_shortcuts_change_nothing(html: str) -> None:
+    """``_start``'s shortcuts for plain block and inline names give what every rule in
+    order gives."""
+    import article_runtime.candidates.depth as depth
+
+    fast = scan_page(html, limit=10_000)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(depth, "_BLOCK_START", frozenset())
+        patch.setattr(depth, "_NAMED_IN_START", _EVERY_NAME)
+        assert scan_page(html, limit=10_000) == fast
+
+
+class _Everything(frozenset[str]):
+    def __contains__(self, item: object) -> bool:
+        return True
+
+
+_EVERY_NAME = _Everything()
