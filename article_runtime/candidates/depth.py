@@ -113,11 +113,14 @@ _NO_RECONSTRUCT = (
     | _set("script style title")
 )
 
-# Start tags whose whole effect in HTML content is "close an open p, then open": most block
-# elements. And those whose whole effect is "reconstruct formatting, open (a marker for
-# applet, object, marquee)": every name no rule of ``_start`` names. The scan takes these
-# shortcuts first; ``_start`` itself stays the reference (a test runs both on every page).
+# Shortcuts, taken first when the current node is HTML; every rule in order stays the
+# reference (``_start_any``, ``_end_any``), and a property test holds the two equal.
+# Start tags whose whole effect is "close an open p, then open": most block elements. Those
+# whose whole effect is "reconstruct formatting, open (a marker for applet, object,
+# marquee)": every name no rule of ``_start`` names. An end tag of the current node pops it,
+# unless it is one of ``_END_NAMED``.
 _BLOCK_START = _CLOSES_P - _HEADINGS - _VOID - _MARKERS - {"form"}
+_END_NAMED = _FORMATTING | _MARKERS | {"br", "form"}
 _NAMED_IN_START = (
     _set("input keygen textarea select a nobr button option optgroup svg math col form li dd dt")
     | _NO_RECONSTRUCT
@@ -472,6 +475,15 @@ def _table_part(stack: _Stack, name: str) -> None:
 
 def _end(stack: _Stack, name: str) -> None:
     """What an end tag does to the stack."""
+    names = stack.names
+    if names and names[-1] == name and not stack.foreign[-1] and name not in _END_NAMED:
+        stack.pop()  # the shortcut: it closes the current node, and only that
+        return
+    _end_any(stack, name)
+
+
+def _end_any(stack: _Stack, name: str) -> None:
+    """``_end`` without its shortcut: every rule in order."""
     if stack.foreign and stack.foreign[-1]:  # integration points too: only their start tags
         if name in ("p", "br"):  # a breakout, as its start tag would be
             while stack.current_foreign():

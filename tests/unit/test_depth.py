@@ -267,15 +267,21 @@ def test_comments_end_at_the_first_end_either_way(html: str, depth: int) -> None
 
 @settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(SOUP)
+@example("<div><b>x</b>y<div><div>")
+@example("<p><i>x</i>y</p><i>z")
+@example("<table><tr><td><b>x</td><td>y<div>")
+@example("<form></form><form><div><div>")
+@example("<span><div></span><div>x")
 def test_the_start_tag_shortcuts_change_nothing(html: str) -> None:
-    """``_start``'s shortcuts for plain block and inline names give what every rule in
-    order gives."""
+    """The shortcuts of ``_start`` (plain block and inline names) and ``_end`` (closing the
+    current node) give what every rule in order gives."""
     import article_runtime.candidates.depth as depth
 
     fast = scan_page(html, limit=10_000)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(depth, "_BLOCK_START", frozenset())
         patch.setattr(depth, "_NAMED_IN_START", _EVERY_NAME)
+        patch.setattr(depth, "_END_NAMED", _EVERY_NAME)
         assert scan_page(html, limit=10_000) == fast
 
 
