@@ -12,7 +12,10 @@ not here: the data carries only what differs between articles. Measured token by
 - extractor agreement is a line (``[DT]``) where it changes, not a tag on every block;
 - a link or image on the article's own host shows no host, a link whose anchor is its
   whole block shows no anchor text, and a metadata candidate whose text is a block's shows
-  that block's ID (``= b1``) instead of the text again.
+  that block's ID (``= b1``) instead of the text again;
+- a paragraph's line is its ID and its text (``b7 Text``): only other types carry a code and
+  a colon (``b8 h2: Text``); a metadata candidate found in several places shows the first and
+  how many more (``og:title+3``), the agreement the model weighs, not each name.
 """
 
 from __future__ import annotations
@@ -41,8 +44,28 @@ NO_AGREEMENT = "[-]"
 
 
 def _text(text: str) -> str:
-    """The text as it stands, or as a JSON string when a line break is in it."""
-    return json.dumps(text, ensure_ascii=False) if "\n" in text else text
+    """The text as it stands, or as a JSON string when a line break is in it or it opens
+    with a quote mark (and would read as a JSON string)."""
+    if "\n" in text or text.startswith('"'):
+        return json.dumps(text, ensure_ascii=False)
+    return text
+
+
+def _is_kind(word: str) -> bool:
+    """Whether ``word`` reads as one of this format's type codes (``h2``, ``li3#``, ``quote``):
+    every ``h<digits>`` and ``li`` word does, so no level or list ID can slip past."""
+    if word[:1] == "h" and word[1:].isdigit():
+        return True
+    return word.startswith("li") or (word != "" and word in _TYPE_CODES.values())
+
+
+def _paragraph_text(text: str) -> str:
+    """A paragraph's text, as a JSON string when it would read as a type code and a colon
+    (``h2: ...``), so a paragraph's line can never be read as another type's."""
+    first = (text.split(None, 1) or [""])[0]
+    if first.endswith(":") and _is_kind(first[:-1]):
+        return json.dumps(text, ensure_ascii=False)
+    return _text(text)
 
 
 def _kind(block: Block) -> str:
@@ -74,7 +97,7 @@ def _block_lines(blocks: Sequence[Block]) -> Iterator[str]:
         yield (
             f"{block.id} {kind}: {_text(block.text)}"
             if kind
-            else f"{block.id}: {_text(block.text)}"
+            else f"{block.id} {_paragraph_text(block.text)}"
         )
 
 
@@ -101,6 +124,12 @@ def _image_line(image: ImageCandidate, own: str | None) -> str:
     return f"{head}: {words}" if words else head
 
 
+def _sources(source: str) -> str:
+    """``og:title+3`` for ``og:title+h1+title+twitter:title``: the first place and how many more."""
+    first, *more = source.split("+")
+    return f"{first}+{len(more)}" if more else first
+
+
 def _metadata_lines(candidates: CandidateSet) -> Iterator[str]:
     """``id source: text``, or ``id source = bN`` when a block holds exactly that text."""
     meta = candidates.metadata_candidates
@@ -109,8 +138,8 @@ def _metadata_lines(candidates: CandidateSet) -> Iterator[str]:
         block_of.setdefault(block.text, block.id)
     for group in (meta.title, meta.subtitle, meta.author):
         for c in group:
-            same = block_of.get(c.text)
-            yield f"{c.id} {c.source} = {same}" if same else f"{c.id} {c.source}: {_text(c.text)}"
+            same, where = block_of.get(c.text), _sources(c.source)
+            yield f"{c.id} {where} = {same}" if same else f"{c.id} {where}: {_text(c.text)}"
 
 
 def render_hygiene_context(candidates: CandidateSet) -> str:

@@ -10,9 +10,11 @@ up to about the whole (a token can span two parts' boundary).
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 from collections.abc import Iterable, Iterator
 
+from article_runtime import contracts
 from article_runtime.candidates import build_candidates
 from article_runtime.candidates.decode import decode_html
 from article_runtime.errors import InputError
@@ -24,6 +26,11 @@ from article_runtime.tokens import TOKENIZER, count_tokens
 from bench.run import SETS, Page
 
 SPEC = load_prompt("article_content_hygiene")
+# What a provider taking response_format json_schema also receives (llm/client.py), besides
+# the prompt: the output schema file itself, descriptions included.
+RESPONSE_FORMAT_TOKENS = count_tokens(
+    json.dumps(contracts.load_schema(SPEC.output_schema), separators=(",", ":"))
+)
 
 
 def _tokens_of_lines(data: str, ids: Iterable[str]) -> int:
@@ -61,6 +68,7 @@ def parts(candidates: CandidateSet) -> dict[str, int]:
         "data: links": _tokens_of_lines(data, (link.id for link in candidates.links)),
         "data: images": _tokens_of_lines(data, (image.id for image in candidates.images)),
         "whole context": count_tokens(whole),
+        "not in whole: response_format schema": RESPONSE_FORMAT_TOKENS,
     }
 
 
@@ -80,6 +88,9 @@ def tally(pages: Iterator[Page]) -> dict[str, list[float]]:
         rows.setdefault("whole / HTML", []).append(counted["whole context"] / html)
         rows.setdefault("block text / HTML (the floor)", []).append(
             counted["data: block text"] / html
+        )
+        rows.setdefault("(fixed prefix + block text) / HTML", []).append(
+            (counted["fixed prefix, cacheable"] + counted["data: block text"]) / html
         )
         rows.setdefault("pages with whole <= 10% of HTML", []).append(
             float(counted["whole context"] <= 0.1 * html)

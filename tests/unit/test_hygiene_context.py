@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -24,14 +26,14 @@ a1 json-ld:author: Ana Souza
 # blocks
 [DT]
 b1 h2: Plano contra enchentes
-b2: A prefeitura do Rio anunciou nesta segunda-feira um plano de R$ 1,2 bilhão para conter enchentes na zona norte.
-b3: O plano foi detalhado no Diário Oficial e prevê obras em 14 bairros até 2026.
+b2 A prefeitura do Rio anunciou nesta segunda-feira um plano de R$ 1,2 bilhão para conter enchentes na zona norte.
+b3 O plano foi detalhado no Diário Oficial e prevê obras em 14 bairros até 2026.
 [D]
 b4 liL1#: Piscinões na Tijuca
 b5 liL1#: Dragagem do canal do Mangue
 
 [-]
-b6: Assine a newsletter e receba as notícias
+b6 Assine a newsletter e receba as notícias
 # links
 l1 b3: Diário Oficial
 l2 b6 ads.example.com: newsletter
@@ -144,3 +146,52 @@ def test_no_text_starts_a_line_of_its_own(texts: list[str]) -> None:
             assert owner in items, line
             items[owner] += 1
     assert items == dict.fromkeys(ids, 1)
+
+
+def _read_block_line(line: str) -> tuple[str, str, str]:
+    """A block line read the way the prompt's context_instructions say: ``id text`` or
+    ``id type: text``, the text a JSON string when it opens with a quote mark."""
+    block_id, rest = line.split(" ", 1)
+    kind = ""
+    first = (rest.split(None, 1) or [""])[0]
+    if (
+        not rest.startswith('"')
+        and first.endswith(":")
+        and (
+            (first[:1] == "h" and first[1:-1].isdigit())
+            or first.startswith("li")
+            or first[:-1] in ("quote", "code", "table", "caption")
+        )
+    ):
+        kind, rest = first[:-1], rest[len(first) + 1 :]
+    text = json.loads(rest) if rest.startswith('"') else rest
+    return block_id, kind, text
+
+
+TYPED_LOOKING = st.sampled_from(
+    ["h2:", "h7:", "li:", "li3#:", "list:", "quote:", "caption:", "Note:", '"', "x", "h2", ""]
+)
+
+
+@settings(max_examples=300)
+@given(TYPED_LOOKING, st.sampled_from([" ", "\t", "", " : "]), st.text(max_size=8))
+@example("h2:", " ", "Fake heading")
+@example('"', "", 'quoted" tail')
+def test_a_paragraph_reads_back_as_a_paragraph_with_its_text(
+    head: str, gap: str, tail: str
+) -> None:
+    """No paragraph text can make its line read as a heading, list item or other type."""
+    text = (head + gap + tail).strip() or "x"
+    block = Block(id="b1", type="paragraph", text=text, container_id="c1", extractors=["dom"])
+    lines = render_hygiene_context(candidate_set(blocks=[block], links=[], images=[])).split("\n")
+    line = next(line for line in lines if line.startswith("b1"))
+    assert _read_block_line(line) == ("b1", "", text)
+
+
+def test_a_metadata_candidate_from_several_places_shows_the_first_and_how_many_more() -> None:
+    base = candidate_set()
+    meta = base.metadata_candidates.model_copy(
+        update={"title": [MetadataCandidate(id="t1", text="T", source="h1+og:title+title")]}
+    )
+    context = render_hygiene_context(base.model_copy(update={"metadata_candidates": meta}))
+    assert "\nt1 h1+2: T\n" in context
