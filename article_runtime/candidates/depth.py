@@ -677,6 +677,7 @@ def scan_page(html: str, limit: int = MAX_DEPTH, max_elements: int = MAX_ELEMENT
     foreign = stack.foreign
     formatting = stack.formatting
     code: list[tuple[int, int]] = []
+    after_foreign = False  # an <svg> or <math> start tag came before (see code below)
     end = len(html)
     elements = 0
     text_from = 0  # where the text since the last tag starts
@@ -727,6 +728,10 @@ def scan_page(html: str, limit: int = MAX_DEPTH, max_elements: int = MAX_ELEMENT
                 if elements > max_elements:
                     raise InputError("too_many_elements", f"more than {max_elements} elements")
                 attributes = html[name_end : pos - 1] if name in _FORMATTING else ""
+                # lxml (libxml2) knows no SVG or MathML: after one, its raw-text and RCDATA
+                # elements (textarea, title, ...) can end elsewhere than HTML's, so no later
+                # script or style is emptied (test_depth: lxml reads the same outside code).
+                after_foreign = after_foreign or name in _FOREIGN_ROOTS
                 _start(stack, name, self_closing, attributes)
                 if (name in _RAW_TEXT or name == "plaintext") and (
                     stack.names and stack.names[-1] == name and not foreign[-1]
@@ -738,6 +743,7 @@ def scan_page(html: str, limit: int = MAX_DEPTH, max_elements: int = MAX_ELEMENT
                     at, pos = _raw_text_end(html, pos, name)
                     if (
                         name in _CODE
+                        and not after_foreign
                         and at > content
                         and "json" not in html[name_end:content].lower()
                         and html.find("<!--", content, at) < 0
