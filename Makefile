@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PROMPTFOO := evals/node_modules/.bin/promptfoo
 
-.PHONY: lock demo test lint bench bench-stream clean evals evals-live evals-install
+.PHONY: lock demo test lint bench bench-stream soak clean evals evals-live evals-install
 
 # Dependencies come from the lock (exact versions and hashes), then the project itself without
 # resolving anything, so a new release upstream cannot change what CI or the image runs.
@@ -43,6 +43,11 @@ bench: $(STAMP)
 ## Whole-flow throughput: local broker, one worker, instant scripted provider (prints articles/s).
 bench-stream: $(STAMP)
 	$(BIN)/python -m bench.stream_throughput
+
+## Faults on the real broker, 20 runs of each scenario (broker restart, workers joining and
+## leaving, a SIGKILL during a rebalance): prints runs passed, articles lost, runs stuck.
+soak: $(STAMP)
+	$(BIN)/python -m bench.soak
 
 ## Promptfoo, pinned in evals/package-lock.json, into evals/node_modules (gitignored).
 $(PROMPTFOO): evals/package.json evals/package-lock.json

@@ -37,7 +37,7 @@ from article_runtime.model import AssembledArticle, AttemptRecord, CandidateSet,
 from streams.compensation import Stage, compensation_event, retry_context
 from streams.records import assembled_record, attempt_records, attempts_from
 from streams.topics import ARTICLE_ASSEMBLED, ARTICLE_COMPENSATION, HYGIENE_PROPOSAL
-from streams.wiring import Emit, Event, Wiring, origin
+from streams.wiring import Emit, Event, Wiring, manual_acks, origin
 
 LADDER_TABLE = "hygiene_ladder"
 
@@ -156,9 +156,11 @@ def register(w: Wiring) -> None:
 
     @w.app.agent(w.topic(HYGIENE_PROPOSAL, ARTICLE_COMPENSATION), name="assembly")
     async def assembly(stream: faust.StreamT[bytes]) -> None:
-        async for event in stream.events():
+        manual = manual_acks(stream)
+        async for event in manual.events():
             ladder.expire(event.message.partition, w.settings.retention_s)
             if event.message.topic == ARTICLE_COMPENSATION.name:
                 await watch(w, event, learn)
             else:
                 await w.process(event, "assembly", handle)
+            await manual.ack(event)

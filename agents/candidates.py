@@ -92,5 +92,4 @@ def register(w: Wiring) -> None:
 
     @w.app.agent(w.topic(ARTICLE_INGESTED), name="candidates")
     async def candidates(stream: faust.StreamT[bytes]) -> None:
-        async for event in stream.events():
-            await w.process(event, "candidates", handle)
+        await w.consume(stream, "candidates", handle)

@@ -51,5 +51,4 @@ def register(w: Wiring) -> None:
 
     @w.app.agent(w.topic(ARTICLE_COMPENSATION), name="compensation")
     async def compensation(stream: faust.StreamT[bytes]) -> None:
-        async for event in stream.events():
-            await w.process(event, "compensation", handle)
+        await w.consume(stream, "compensation", handle)

@@ -38,5 +38,4 @@ def register(w: Wiring, entity: StandInEntity) -> None:
 
     @w.app.agent(w.topic(ARTICLE_ASSEMBLED), name="ecp_standin")
     async def ecp_standin(stream: faust.StreamT[bytes]) -> None:
-        async for event in stream.events():
-            await w.process(event, "enrichment", handle)
+        await w.consume(stream, "enrichment", handle)

@@ -1,12 +1,12 @@
 """Enrichment: join an approved ECP verdict with its assembled article, whichever comes first.
 
 One Faust actor writes the join table. Its messages run in an ``InFlight`` window (up to
-``ARTICLE_RUNTIME_CALLS_IN_FLIGHT`` model calls at once, acks in offset order) with one
-lock per article, so an article's messages never interleave while other articles' calls run
-side by side. The model's answer is not deterministic, so the result is written to the table
-and confirmed by the broker *before* the output is produced: after a crash the redelivered
-input finds the result and produces it again (same content hash) instead of asking the model
-a second time.
+``ARTICLE_RUNTIME_CALLS_IN_FLIGHT`` model calls at once, each acked when done) with one
+lock per article, so an article's assembled record and verdicts never interleave while other
+articles' calls run side by side. The model's answer is not deterministic, so
+the result is written to the table and confirmed by the broker *before* the output is produced:
+after a crash the redelivered input finds the result and produces it again (same content
+hash) instead of asking the model a second time.
 
 The table keeps what the join needs per article, and no article text:
 - ``version``: the newest version of the article seen (``agents.versions``); anything about an

@@ -1,10 +1,11 @@
 """Hygiene: one model rung's answer per request, many calls in flight per worker.
 
 The agent is one Faust actor on a manual-ack stream; ``streams.window.InFlight`` runs up to
-``ARTICLE_RUNTIME_CALLS_IN_FLIGHT`` requests at once and acks them in offset order only
-after their proposals are on the broker, which sidesteps faust-streaming bug #606 (agent
-concurrency committing past in-flight messages). The answer is judged here only so its trace
-carries the validation outcome (spec 12); the assembly agent judges it again and decides.
+``ARTICLE_RUNTIME_CALLS_IN_FLIGHT`` requests at once and acks each one only after its
+proposal is on the broker (``streams.commits`` never commits past one still in flight), which
+sidesteps faust-streaming bug #606 (agent concurrency committing past in-flight messages).
+The answer is judged here only so its trace carries the validation outcome (spec 12); the
+assembly agent judges it again and decides.
 """
 
 from __future__ import annotations

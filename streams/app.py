@@ -12,6 +12,7 @@ from agents import assembly, candidates, compensation, ecp_standin, enrichment, 
 from article_runtime.llm.policy import LLMRuntime
 from streams import views
 from streams.codec import AvroCodec
+from streams.consumer import FlowControl, Transport
 from streams.settings import WorkerSettings
 from streams.tables import table
 from streams.topics import MAX_MESSAGE_BYTES, PARTITIONS, TOPICS
@@ -42,9 +43,14 @@ def create_app(settings: WorkerSettings, llm: LLMRuntime | None) -> Wiring:
         broker_heartbeat_interval=min(3.0, settings.session_timeout_s / 3),
         web_in_thread=False,
     )
+    # Before anything touches ``app.topics`` or makes a queue: our consumer decides what is
+    # committed, and resuming a running flow does not clear the agents' queues.
+    transport = Transport(app.conf.broker_consumer, app)
+    app.transport = transport
+    app.flow_control = FlowControl()  # its events find the running loop when awaited
     topics = {t.name: raw_topic(app, t) for t in TOPICS}
     tables = {name: table(app, name) for name in TABLES}
-    w = Wiring(app, settings, AvroCodec(), topics, tables, llm)
+    w = Wiring(app, settings, AvroCodec(), topics, tables, llm, transport.work)
     for module in (candidates, hygiene, assembly, compensation, enrichment, ledger):
         module.register(w)
     if settings.ecp_standin is not None:

@@ -32,8 +32,10 @@ from streams.topics import PARTITIONS
 
 __all__ = [
     "BrokerStartError",
+    "LocalBroker",
     "fetch_kafka",
     "free_ports",
+    "local_broker",
     "local_kafka",
     "main",
     "stop_process_group",
@@ -78,28 +80,84 @@ def local_kafka(
     existing = os.environ.get(BOOTSTRAP_ENV, "").strip()
     if existing:
         return contextlib.nullcontext(existing)
-    return _started_broker(partitions, version, start_timeout_s)
+    return _address_of(
+        local_broker(partitions=partitions, version=version, start_timeout_s=start_timeout_s)
+    )
 
 
 @contextlib.contextmanager
-def _started_broker(partitions: int, version: str, start_timeout_s: float) -> Iterator[str]:
+def _address_of(brokers: contextlib.AbstractContextManager[LocalBroker]) -> Iterator[str]:
+    with brokers as broker:
+        yield broker.address
+
+
+@contextlib.contextmanager
+def local_broker(
+    *,
+    partitions: int = PARTITIONS,
+    version: str = DEFAULT_KAFKA_VERSION,
+    start_timeout_s: float = 60.0,
+) -> Iterator[LocalBroker]:
+    """A broker this process started and may kill and restart (fault tests); always our own,
+    whatever ``$KAFKA_BOOTSTRAP_SERVERS`` says. Stopped and its temp dir removed on exit."""
     libs = fetch_kafka(version)
     _remove_orphans()
     work = Path(tempfile.mkdtemp(prefix=_WORK_PREFIX))
     (work / "owner.pid").write_text(str(os.getpid()), encoding="utf-8")
-    process: subprocess.Popen[bytes] | None = None
+    broker: LocalBroker | None = None
     try:
         broker_port, controller_port = free_ports(2)
         properties = _write_config(work, broker_port, controller_port, partitions)
         _format_storage(libs, work, properties)
-        process = _start(libs, work, properties)
-        address = f"127.0.0.1:{broker_port}"
-        _wait_until_serving(process, address, work, start_timeout_s)
-        yield address
+        broker = LocalBroker(libs, work, properties, broker_port, start_timeout_s)
+        broker.start()
+        yield broker
     finally:
-        if process is not None:
-            stop_process_group(process)
+        if broker is not None:
+            broker.stop()
         shutil.rmtree(work, ignore_errors=True)
+
+
+class LocalBroker:
+    """One KRaft node whose ports, config and log dir outlive its process: ``kill`` it like a
+    crashed machine, ``start`` it again on the same address with the same data."""
+
+    def __init__(
+        self, libs: Path, work: Path, properties: Path, port: int, start_timeout_s: float
+    ) -> None:
+        self.libs, self.work, self.properties = libs, work, properties
+        self.address = f"127.0.0.1:{port}"
+        self.start_timeout_s = start_timeout_s
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def start(self) -> None:
+        """Start the broker and return once a client round trip succeeds."""
+        if self.running:
+            raise BrokerStartError(f"broker on {self.address} is already running")
+        self.process = _start(self.libs, self.work, self.properties)
+        try:
+            _wait_until_serving(self.process, self.address, self.work, self.start_timeout_s)
+        except BrokerStartError:
+            self.kill()
+            raise
+
+    def kill(self) -> None:
+        """SIGKILL: no controlled shutdown, unflushed data as the page cache left it."""
+        if self.process is not None and self.process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=30)
+
+    def stop(self) -> None:
+        if self.process is not None:
+            stop_process_group(self.process)
+
+    def log_tail(self, lines: int = 40) -> str:
+        return _log_tail(self.work, lines)
 
 
 def _remove_orphans() -> None:
@@ -215,7 +273,7 @@ def _start(libs: Path, work: Path, properties: Path) -> subprocess.Popen[bytes]:
         "kafka.Kafka",
         str(properties),
     ]
-    with (work / "logs" / "console.log").open("wb") as console:
+    with (work / "logs" / "console.log").open("ab") as console:
         return subprocess.Popen(
             command,
             cwd=work,

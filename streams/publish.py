@@ -74,9 +74,10 @@ def publish(bootstrap: str, records: Iterable[dict[str, object]]) -> int:
         producer.produce(ARTICLE_INGESTED.name, key=key, value=value, on_delivery=delivered)
         producer.poll(0)
         sent += 1
-    producer.flush(30)
-    if errors:
-        raise RuntimeError(f"{len(errors)} messages not delivered: {errors[0]}")
+    undelivered = producer.flush(30)
+    if errors or undelivered:
+        first = errors[0] if errors else "no acknowledgement within 30 s"
+        raise RuntimeError(f"{len(errors) + undelivered} messages not delivered: {first}")
     return sent
 
 

@@ -19,6 +19,7 @@ Three things Faust's ``Table`` does not offer:
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 import zlib
@@ -107,7 +108,7 @@ class StateTable(faust.Table):  # type: ignore[type-arg]  # faust.Table's parame
         """Return once the latest change of ``key`` is acknowledged by the broker."""
         pending = self._latest.get(key)
         if pending is not None:
-            await pending
+            await asyncio.shield(pending)  # abandoned work must not cancel Faust's future
 
     def expire(self, partition: int, max_age_s: float) -> int:
         """Drop this partition's keys untouched for ``max_age_s`` (sweeps at most once a minute).

@@ -1,6 +1,12 @@
 """Operator views on the worker's web port (Faust's web server).
 
-- ``/health/``: liveness and readiness (the chart's probes).
+A view never presents partial state as an answer. Until the worker owns a settled assignment
+and its tables have recovered from their changelogs (``serving``), the views answer 503 with
+``{"status": "recovering"}``; a table half read back would show counters of 0 or 995 of 1237
+and 404 for articles it knows.
+
+- ``/health/``: always 200 while the process lives (liveness): ``status`` is ``ok`` or
+  ``recovering``, and ``partitions`` lists only what this worker owns once settled.
 - ``/counters/``: outcome counters of the partitions this worker owns.
 - ``/articles/{article_id}/``: one article's lineage, from whichever worker owns the article's
   partition (other workers proxy the request). Faust's own ``table_route`` is not used: it
@@ -12,8 +18,10 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, cast
 
+import aiohttp
+from faust.tables.manager import TableManager
 from faust.web import Request, Response, View
 
 from agents.ledger import COUNTERS_TABLE, STATUS_TABLE
@@ -21,11 +29,24 @@ from streams.topics import ARTICLE_INGESTED, partition_of
 from streams.wiring import Wiring
 
 COMPENSATION_PREFIX = "compensation/"
+RECOVERING = {"status": "recovering"}
+
+
+def serving(w: Wiring) -> bool:
+    """Whether this worker's assignment is settled and its tables are whole: no rebalance in
+    progress (revocation to recovery's end), tables recovered, the flow running. The same
+    answer a readiness probe wants."""
+    app = w.app
+    recovered = cast(TableManager, app.tables).recovery.completed.is_set()
+    return recovered and not app.rebalancing and w.work.flowing
 
 
 def local_partitions(w: Wiring) -> list[int]:
-    """Partitions of the flow this worker owns (all topics are co-partitioned)."""
-    assigned = w.app.assignor.assigned_actives()
+    """Partitions of the flow this worker owns (all topics are co-partitioned); none while
+    its assignment is not settled, since it may no longer own what it last had."""
+    if not serving(w):
+        return []
+    assigned = w.app.consumer.assignment()
     return sorted(tp.partition for tp in assigned if tp.topic == ARTICLE_INGESTED.name)
 
 
@@ -49,15 +70,20 @@ def register(w: Wiring) -> None:
 
     @app.page("/health/")
     async def health(web: View, request: Request) -> Response:
-        return web.json({"status": "ok", "app": app.conf.id, "partitions": local_partitions(w)})
+        status = "ok" if serving(w) else RECOVERING["status"]
+        return web.json({"status": status, "app": app.conf.id, "partitions": local_partitions(w)})
 
     @app.page("/counters/")
     async def counter_view(web: View, request: Request) -> Response:
+        if not serving(w):
+            return web.json(RECOVERING, status=503)
         partitions, totals = local_counters()
         return web.json({"partitions": partitions, "counters": totals})
 
     @app.page("/compensations/")
     async def compensations(web: View, request: Request) -> Response:
+        if not serving(w):
+            return web.json(RECOVERING, status=503)
         partitions, totals = local_counters()
         reasons = []
         for name, count in totals.items():
@@ -69,14 +95,18 @@ def register(w: Wiring) -> None:
     @app.page("/articles/{article_id}/")
     async def article(web: View, request: Request, article_id: str) -> Response:
         """Answered by the worker that owns the article's partition, proxied from any other."""
+        if not serving(w):
+            return web.json(RECOVERING, status=503)
         partition = partition_of(article_id)
-        owner = owner_url(w, partition)
-        if partition not in local_partitions(w) and owner not in (
-            None,
-            str(app.conf.canonical_url),
-        ):
-            async with app.http_client.get(f"{owner}/articles/{article_id}/") as response:
-                return web.json(await response.json(), status=response.status)
+        if partition not in local_partitions(w):
+            owner = owner_url(w, partition)
+            if owner in (None, str(app.conf.canonical_url)):
+                return web.json(RECOVERING, status=503)  # no settled owner known yet
+            try:
+                async with app.http_client.get(f"{owner}/articles/{article_id}/") as response:
+                    return web.json(await response.json(), status=response.status)
+            except aiohttp.ClientError:
+                return web.json(RECOVERING, status=503)  # the owner is gone: a rebalance follows
         found: dict[str, Any] | None = status.get(article_id)
         if found is None:
             return web.json({"article_id": article_id, "error": "unknown"}, status=404)

@@ -2,19 +2,22 @@
 
 Agents are thin: decode, call a pure stage function, ``publish`` its ``Emit``s. ``publish``
 awaits the broker's acknowledgement of every message before returning, and an input is acked
-only after that: by Faust when a one-at-a-time agent asks for its next message, or in offset
-order by ``streams.window.InFlight`` in the agents that call models. So no offset is committed
-before its outcome is durably produced (at-least-once).
+only after that, by our code: every agent reads a manual-ack stream, and ``consume`` (one at a
+time) or ``streams.window.InFlight`` (many at once) acks a message when its work is done.
+Faust never acks on our behalf: its own acks (of messages it skips at a rebalance, or of one
+whose agent raised) are not evidence of work done and do not count. Which offsets are then
+committed is decided in one place, ``streams.commits.CommitGate``: never past a message whose
+outcome is not durably produced (at-least-once). ``process`` runs as ``InFlightWork``, so a
+rebalance stops it instead of waiting for it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import Any, cast
 
 import faust
 from faust.types import EventT
@@ -23,13 +26,14 @@ from article_runtime.hygiene import HYGIENE
 from article_runtime.llm.policy import LLMRuntime, serves
 from streams.codec import AvroCodec, CodecError
 from streams.compensation import Stage, compensation_event, undecodable
+from streams.consumer import InFlightWork
+from streams.crash import exit_without_commit
 from streams.settings import WorkerSettings
 from streams.tables import StateTable
 from streams.topics import ARTICLE_COMPENSATION, BY_NAME, PARTITIONS, Topic, message_key
 
 _log = logging.getLogger(__name__)
 Event = EventT[bytes]  # every topic carries raw Avro bytes, decoded by our codec
-EXIT_WITHOUT_COMMIT = 70  # EX_SOFTWARE: the supervisor restarts us; nothing was committed
 
 
 def raw_topic(app: faust.App, *topics: Topic) -> faust.TopicT:
@@ -40,13 +44,6 @@ def raw_topic(app: faust.App, *topics: Topic) -> faust.TopicT:
         key_serializer="raw",
         value_serializer="raw",
     )
-
-
-def exit_without_commit(why: str) -> NoReturn:
-    """Crash-only: stop at once so nothing is acked; the input is redelivered to a successor."""
-    _log.critical("%s: exiting without commit so the input is redelivered", why, exc_info=True)
-    logging.shutdown()
-    os._exit(EXIT_WITHOUT_COMMIT)
 
 
 @dataclass(frozen=True)
@@ -66,6 +63,7 @@ class Wiring:
     topics: Mapping[str, faust.TopicT]
     tables: Mapping[str, StateTable]
     llm: LLMRuntime | None
+    work: InFlightWork
 
     @property
     def has_hygiene_models(self) -> bool:
@@ -104,13 +102,30 @@ class Wiring:
                 value = self.codec.encode(emit.topic.schema, emit.record)
                 channel = self.topics[emit.topic.name]
                 futures.append(await channel.send(key=message_key(emit.article_id), value=value))
-            await asyncio.gather(*futures)
+            # Shielded: abandoning this work must not cancel the producer's own futures.
+            await asyncio.shield(asyncio.gather(*futures))
         except Exception:
             exit_without_commit("publish failed")
 
     async def process(self, event: Event, stage: Stage, handle: Handler) -> None:
-        """One input, start to finish: its outcomes, produced and acknowledged."""
+        """One input, start to finish: its outcomes, produced and acknowledged. Abandoned when
+        its partition is revoked (the new owner is redelivered the input)."""
+        await self.work.run(event.message, self._process(event, stage, handle))
+
+    async def _process(self, event: Event, stage: Stage, handle: Handler) -> None:
         await self.publish(await outcomes(self, event, stage, handle))
+
+    async def consume(self, stream: faust.StreamT[bytes], stage: Stage, handle: Handler) -> None:
+        """An agent's whole loop, one message at a time: process it, then ack it."""
+        manual = manual_acks(stream)
+        async for event in manual.events():
+            await self.process(event, stage, handle)
+            await manual.ack(event)
+
+
+def manual_acks(stream: faust.StreamT[bytes]) -> faust.StreamT[bytes]:
+    """The agent's stream with acks left to us (``StreamT`` does not declare ``noack``)."""
+    return cast(faust.Stream[bytes], stream).noack()
 
 
 Handler = Callable[[Event, dict[str, Any]], Awaitable[list[Emit]]]

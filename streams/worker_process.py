@@ -73,15 +73,22 @@ class WorkerProcess:
         raise WorkerStartError(f"worker not ready after {timeout_s:.0f} s\n{self.tail()}")
 
     def get(self, path: str) -> dict[str, Any] | None:
-        """A web view's JSON, or None when the worker does not answer (yet)."""
+        """A web view's JSON, or None when there is no answer (yet): not listening, 404, or
+        503 while the worker recovers its tables."""
+        answer = self.answer(path)
+        if answer is None or answer[0] in (404, 503):
+            return None
+        return answer[1]
+
+    def answer(self, path: str) -> tuple[int, dict[str, Any]] | None:
+        """``(HTTP status, JSON body)`` of a web view, or None when nothing answers."""
         url = f"http://127.0.0.1:{self.web_port}{path}"
         try:
             with urllib.request.urlopen(url, timeout=2) as response:
-                data: dict[str, Any] = json.loads(response.read())
-                return data
+                return response.status, json.loads(response.read())
         except urllib.error.HTTPError as error:
-            if error.code == 404:
-                return None
+            if error.code in (404, 503):
+                return error.code, json.loads(error.read() or b"{}")
             raise
         except (urllib.error.URLError, ConnectionError, TimeoutError):
             return None

@@ -13,7 +13,7 @@ environment variables the providers file names.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from article_runtime.cli import candidates, enrich, extract
 from article_runtime.cli.io import error_line, error_record
@@ -21,7 +21,11 @@ from article_runtime.cli.io import error_line, error_record
 __all__ = ["build_parser", "main"]
 
 
-def build_parser() -> argparse.ArgumentParser:
+Commands = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
+
+
+def build_parser(*more: Commands) -> argparse.ArgumentParser:
+    """The core's commands, plus ``more`` (the stream package adds those that need Kafka)."""
     parser = argparse.ArgumentParser(
         prog="article-runtime",
         description=__doc__,
@@ -52,16 +56,18 @@ def build_parser() -> argparse.ArgumentParser:
     enr.add_argument("--identity", help="minimal identity telling the entity apart")
     enr.add_argument("--providers", help="providers YAML (default: $ARTICLE_RUNTIME_PROVIDERS)")
     enr.set_defaults(func=enrich.run)
+    for add in more:
+        add(sub)
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *more: Commands) -> int:
     """Exit code 0 on success, 1 when an input (or the configuration) failed, 2 on bad usage.
 
     A failure that escapes a command (a bad providers file, an unreadable single input) is
     one error line on stderr with its categorical reason, never a traceback.
     """
-    args = build_parser().parse_args(argv)
+    args = build_parser(*more).parse_args(argv)
     try:
         code: int = args.func(args)
     except Exception as exc:

@@ -1,0 +1,328 @@
+"""faust-streaming's aiokafka consumer, with our commit decision and abandoned work.
+
+Agents, streams and tables stay on Faust; this replaces only the consumer's bookkeeping of
+what may be committed (``streams.commits.CommitGate``) and what a rebalance waits for. What
+faust-streaming 0.15.3 does there, read in its source and seen on the real broker
+(``tests/integration/test_stream_faults.py``, ``make soak``):
+
+- At a rebalance, ``Consumer._drain_messages`` cancels a delivery after the read offset moved
+  on and the message was counted for every agent; the agents' queues are cleared; a stream
+  acks the stale messages it skips. ``wait_empty`` then waits for acks that never come, and
+  the revocation never ends (the group hangs with lag). Skipped offsets become "gaps" that
+  ``_new_offset`` commits without any output (lost articles, lag 0).
+- aiokafka's ``seek_to_committed`` does nothing for a committed offset of 0 or none, so a seek
+  back after a rebalance left records fetched and dropped behind the position.
+
+Here, instead:
+- Records are registered with the gate on the consumer's thread as the client returns them,
+  before anything can drop them; acks count only in their epoch while the flow runs.
+- A revocation does not wait for acks: it stops the work in flight (``InFlightWork``),
+  commits what was acknowledged, and the next owner starts again from there.
+- Seeking to the committed offset always seeks, to the start of the log when none exists.
+- Resuming a flow that already runs does not clear the agents' queues (``FlowControl``):
+  Faust's recovery resumes it a second time after the stream partitions were fetching,
+  dropping messages it had just handed out (seen: the first messages of a partition taken
+  over after a SIGKILL never processed, the group stuck behind them).
+- A failed commit is logged and retried by the next one instead of crashing the worker.
+- Table recovery that stops receiving changelog events while it still needs some exits the
+  worker (crash-only; it starts again and reads the changelogs afresh). Seen in about 1 of 30
+  fault runs: a partition taken back after a peer left, recovered from offset 0, received
+  nothing and Faust only warned "No event received for active tp" forever.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Coroutine, Iterator, Mapping
+from time import monotonic
+from typing import Any, ClassVar, cast
+
+from aiokafka.errors import IllegalStateError, KafkaError
+from aiokafka.structs import OffsetAndMetadata
+from faust.tables.manager import TableManager
+from faust.transport.drivers import aiokafka as faust_aiokafka
+from faust.types import TP, Message
+from faust.types.transports import TPorTopicSet
+from mode import Service
+from mode.utils.queues import FlowControlEvent
+
+from streams.commits import CommitGate
+from streams.crash import exit_without_commit
+
+_log = logging.getLogger(__name__)
+_EPOCH = "_article_runtime_epoch"  # set on every message this consumer hands out
+ABANDON_TIMEOUT_S = 10.0  # cancelled work that does not stop by then is logged, not awaited
+HELD_BACK_S = 60.0  # an offset owed this long while the flow runs is reported
+RECOVERY_STALL_S = 45.0  # table recovery with nothing received this long exits the worker
+
+
+def recovery_stalled(
+    *, recovering: bool, behind: bool, last_event_at: float, now: float, after_s: float
+) -> bool:
+    """Whether table recovery is stuck: it is still behind a changelog's end and has received
+    no changelog event for ``after_s`` (since it started, or since the last one)."""
+    return recovering and behind and now - last_event_at > after_s
+
+
+def stamp(message: Message, epoch: int) -> None:
+    setattr(message, _EPOCH, epoch)
+
+
+def epoch_of(message: Message) -> int | None:
+    """The assignment epoch a delivered message belongs to (None: not from our consumer)."""
+    epoch: int | None = getattr(message, _EPOCH, None)
+    return epoch
+
+
+class InFlightWork:
+    """Work started for delivered messages, cancelled when its epoch ends.
+
+    A revoked partition's work must stop before the partition moves: finished late, it would
+    write table changes behind its new owner's back. Cancelling is safe because nothing of it
+    was acknowledged: the new owner is redelivered the message.
+    """
+
+    def __init__(self, gate: CommitGate) -> None:
+        self._gate = gate
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def run(self, message: Message, work: Coroutine[Any, Any, None]) -> bool:
+        """Run ``work`` unless its epoch is over; False when it did not run to the end."""
+        epoch = epoch_of(message)
+        if epoch is not None and (epoch != self._gate.epoch or not self._gate.open):
+            work.close()  # a message of an ended epoch: its partition will deliver it again
+            return False
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        try:
+            await asyncio.wait({task})
+        except asyncio.CancelledError:  # our caller is cancelled (shutdown): so is the work
+            task.cancel()
+            raise
+        finally:
+            self._tasks.discard(task)
+        if task.cancelled():
+            return False
+        task.result()  # work never raises by contract; if it does, the caller sees it
+        return True
+
+    async def abandon(self, timeout_s: float = ABANDON_TIMEOUT_S) -> int:
+        """Cancel every running piece of work and wait (bounded) until it has stopped."""
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            _, pending = await asyncio.wait(tasks, timeout=timeout_s)
+            if pending:
+                _log.warning(
+                    "%d abandoned tasks still running after %.0f s", len(pending), timeout_s
+                )
+        return len(tasks)
+
+    @property
+    def flowing(self) -> bool:
+        """Whether the current epoch's messages are being processed (the flow runs)."""
+        return self._gate.open
+
+    def __len__(self) -> int:
+        return len(self._tasks)
+
+
+class FlowControl(FlowControlEvent):
+    """Faust's flow control of the agents' queues (``app.flow_control``), except that
+    resuming a flow that already runs changes nothing. Clearing the queues on resume drops
+    what was buffered while the flow was suspended; when it was not suspended, what the
+    queues hold was handed out in this epoch and must be processed."""
+
+    def resume(self) -> None:
+        if not self.is_active():
+            super().resume()
+
+
+class ConsumerThread(faust_aiokafka.AIOKafkaConsumerThread):
+    """The thread that owns the aiokafka consumer: registration, seeks and commits."""
+
+    consumer: Consumer
+
+    async def _fetch_records(
+        self,
+        consumer: Any,
+        active_partitions: Any,
+        timeout: float | None = None,
+        max_records: int | None = None,
+    ) -> Any:
+        gate = self.consumer.gate
+        epoch = gate.epoch
+        records = await super()._fetch_records(consumer, active_partitions, timeout, max_records)
+        # Registered here, in the step that moved the client's position: nothing can drop a
+        # record between the two. Records returned while the flow stopped are not owed by
+        # this epoch: Faust drops them and seeks back to the committed offset.
+        if records and self.consumer.flow_active and gate.epoch == epoch:
+            acking = self.app.topics.acks_enabled_for
+            for tp, batch in records.items():
+                if acking(tp.topic):
+                    gate.fetched(epoch, tp, (record.offset for record in batch))
+        return records
+
+    async def seek_to_committed(self) -> Mapping[TP, int]:
+        result: Mapping[TP, int] = await self.call_thread(self._seek_to_committed)
+        return result
+
+    async def _seek_to_committed(self) -> dict[TP, int | None]:
+        """aiokafka's version leaves the position alone when the committed offset is 0 or
+        missing; ours seeks every input partition (to the log start when none is committed,
+        as ``auto_offset_reset=earliest`` says). Table changelogs are left to recovery."""
+        consumer = self._ensure_consumer()
+        acking = self.app.topics.acks_enabled_for
+        inputs = [tp for tp in consumer.assignment() if acking(tp.topic)]
+        committed: dict[TP, int | None] = {}
+        try:
+            for tp in inputs:
+                offset = await consumer.committed(tp)
+                committed[tp] = offset if offset is not None and offset >= 0 else None
+            fresh = [tp for tp, offset in committed.items() if offset is None]
+            starts = await consumer.beginning_offsets(fresh) if fresh else {}
+            for tp, offset in committed.items():
+                consumer.seek(tp, starts[tp] if offset is None else offset)
+        except IllegalStateError:  # revoked meanwhile: the next owner starts from the commit
+            pass
+        return committed
+
+    async def _commit(self, offsets: Mapping[TP, int]) -> bool:
+        consumer = self._ensure_consumer()
+        assigned = self.assignment()
+        mine = {tp: OffsetAndMetadata(o, "") for tp, o in offsets.items() if tp in assigned}
+        if not mine:
+            return False
+        try:
+            await consumer.commit(mine)
+        except KafkaError as exc:  # rebalancing, coordinator moved or down: commit later
+            _log.warning("commit of %d partitions failed, retried later: %r", len(mine), exc)
+            return False
+        return True
+
+
+class Consumer(faust_aiokafka.Consumer):
+    """Faust's consumer with ``CommitGate`` deciding what is committed."""
+
+    _thread: ConsumerThread
+
+    def __init__(self, transport: Transport, *args: Any, **kwargs: Any) -> None:
+        self.gate, self.work = transport.gate, transport.work
+        super().__init__(transport, *args, **kwargs)
+
+    @Service.task
+    async def _report_held_back(self) -> None:
+        """Log partitions whose commit is held back by the same message for a while: slow
+        work (a model call being retried), or a message that was handed out and never
+        processed, which the next rebalance redelivers."""
+        seen: dict[TP, int] = {}
+        async for _ in self.itertimer(HELD_BACK_S, name="held_back"):
+            holding = self.gate.holding() if self.gate.open else {}
+            for tp, (oldest, owed) in holding.items():
+                if seen.get(tp) == oldest:
+                    self.log.warning(
+                        "commit of %s held back by offset %d for %.0f s (%d owed)",
+                        tp,
+                        oldest,
+                        HELD_BACK_S,
+                        owed,
+                    )
+            seen = {tp: oldest for tp, (oldest, _) in holding.items()}
+
+    @Service.task
+    async def _watch_recovery(self) -> None:
+        recovery = cast(TableManager, self.app.tables).recovery
+        async for _ in self.itertimer(5.0, name="recovery_watch"):
+            # Faust's own bookkeeping of the recovery in progress (0.15.3).
+            received = recovery._active_events_received_at.values()
+            started = recovery._recovery_started_at or monotonic()
+            stalled = recovery_stalled(
+                recovering=recovery.in_recovery,
+                behind=recovery.need_recovery(),
+                last_event_at=max(received, default=started),
+                now=monotonic(),
+                after_s=RECOVERY_STALL_S,
+            )
+            if stalled:
+                exit_without_commit(f"table recovery received nothing for {RECOVERY_STALL_S:.0f} s")
+
+    def _new_consumer_thread(self) -> ConsumerThread:
+        return ConsumerThread(self, loop=self.loop, beacon=self.beacon)
+
+    def _to_message(self, tp: TP, record: Any) -> Any:
+        message = super()._to_message(tp, record)
+        stamp(message, self.gate.epoch)
+        return message
+
+    # -- the flow: an epoch runs from an assignment to the next revocation ------------------
+
+    async def on_partitions_assigned(self, assigned: set[TP], generation_id: int = 0) -> None:
+        self.gate.begin()
+        await super().on_partitions_assigned(assigned, generation_id)
+
+    def stop_flow(self) -> None:
+        self.gate.close()
+        super().stop_flow()
+
+    def resume_flow(self) -> None:
+        super().resume_flow()
+        self.gate.resume()
+
+    async def wait_empty(self) -> None:
+        """Revocation and shutdown: stop the work in flight, commit what was acknowledged.
+
+        Faust's version waits for every message it handed out to be acked, and some never
+        will be (cleared from queues, cancelled mid-delivery): the rebalance hung forever.
+        """
+        self.gate.close()
+        abandoned = await self.work.abandon()
+        if abandoned:
+            self.log.info("abandoned %d messages in flight; they will be redelivered", abandoned)
+        self._unacked_messages.clear()
+        await self.commit_and_end_transactions()
+
+    # -- acks and commits ---------------------------------------------------------------------
+
+    def ack(self, message: Message) -> bool:
+        """Faust calls this once every stream that received the message has acked it."""
+        if message.acked:
+            return False
+        message.acked = True
+        self._unacked_messages.discard(message)
+        self._n_acked += 1
+        counted = self.gate.acked(epoch_of(message), message.tp, message.offset)
+        if self._waiting_for_ack is not None and not self._waiting_for_ack.done():
+            self._waiting_for_ack.set_result(None)
+        return counted
+
+    async def _add_gap(self, tp: TP, offset_from: int, offset_to: int) -> None:
+        """Offsets Faust did not deliver are never filled in: the gate holds them back."""
+
+    def _filter_tps_with_pending_acks(self, topics: TPorTopicSet | None = None) -> Iterator[TP]:
+        for tp in self.gate.committable():
+            if topics is None or tp in topics or tp.topic in topics:
+                yield tp
+
+    def _filter_committable_offsets(self, tps: Any) -> dict[TP, int]:
+        return self.gate.committable(tps)
+
+    async def _commit_offsets(
+        self, offsets: Mapping[TP, int], start_new_transaction: bool = True
+    ) -> bool:
+        did_commit: bool = await super()._commit_offsets(offsets, start_new_transaction)
+        if did_commit:
+            self.gate.committed(offsets)
+        return did_commit
+
+
+class Transport(faust_aiokafka.Transport):
+    """The aiokafka transport, making our ``Consumer``; it owns the gate and the work."""
+
+    Consumer: ClassVar[Any] = Consumer
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.gate = CommitGate()
+        self.work = InFlightWork(self.gate)

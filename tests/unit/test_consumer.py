@@ -1,0 +1,81 @@
+"""The pieces of our Faust consumer that need no broker: the work a revocation abandons, and
+flow control that does not drop what it handed out."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from faust.types import TP
+from faust.types.tuples import ConsumerMessage
+from mode.utils.queues import FlowControlQueue
+
+from streams.commits import CommitGate
+from streams.consumer import FlowControl, InFlightWork, epoch_of, recovery_stalled, stamp
+
+
+def _stamped(epoch: int) -> Any:
+    message = ConsumerMessage("t", 0, 0, 0.0, 0, None, b"k", b"v", None, tp=TP("t", 0))
+    stamp(message, epoch)  # what streams.consumer does to every message it hands out
+    assert epoch_of(message) == epoch
+    return message
+
+
+def test_in_flight_work_runs_in_its_epoch_and_is_abandoned_when_it_ends() -> None:
+    gate = CommitGate()
+    gate.begin()
+    gate.resume()
+    work = InFlightWork(gate)
+    finished: list[str] = []
+
+    async def job(name: str, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+        finished.append(name)
+
+    async def main() -> None:
+        quick = await work.run(_stamped(gate.epoch), job("quick", 0))
+        slow = asyncio.create_task(work.run(_stamped(gate.epoch), job("slow", 5)))
+        await asyncio.sleep(0.01)
+        assert len(work) == 1
+        gate.close()
+        assert await work.abandon(timeout_s=1) == 1
+        assert (quick, await slow) == (True, False)
+        stale = _stamped(gate.epoch - 1)  # a message of an ended epoch never starts
+        assert not await work.run(stale, job("stale", 0))
+
+    asyncio.run(main())
+    assert finished == ["quick"]
+
+
+def test_resuming_a_running_flow_keeps_what_the_queues_hold() -> None:
+    """faust-streaming's recovery resumes the flow a second time after messages were handed
+    out; its FlowControlEvent clears every queue on resume, dropping them."""
+
+    async def main() -> None:
+        flow = FlowControl()
+        queue: FlowControlQueue[str] = FlowControlQueue(flow_control=flow, clear_on_resume=True)
+        flow.resume()
+        await queue.put("handed out")
+        flow.resume()  # already running: nothing was buffered during a suspension
+        assert queue.qsize() == 1
+        flow.suspend()
+        flow.resume()  # after a suspension, what was buffered is stale and dropped
+        assert queue.qsize() == 0
+
+    asyncio.run(main())
+
+
+def test_recovery_counts_as_stalled_only_when_behind_and_silent_for_the_whole_period() -> None:
+    def stalled(recovering: bool, behind: bool, silent_s: float) -> bool:
+        return recovery_stalled(
+            recovering=recovering,
+            behind=behind,
+            last_event_at=100.0,
+            now=100.0 + silent_s,
+            after_s=45.0,
+        )
+
+    assert stalled(True, True, 46.0)
+    assert not stalled(True, True, 44.0)  # a slow changelog is not a stuck one
+    assert not stalled(True, False, 300.0)  # caught up: nothing to receive
+    assert not stalled(False, True, 300.0)  # not recovering
