@@ -118,7 +118,7 @@ def build_candidates(
     if not seg.blocks:
         raise InputError("no_text_blocks", "the page has no visible text")
     blocks = prune(seg.blocks)
-    vote(blocks, seg.container_parent, text, trafilatura=shape.fits_trafilatura)
+    vote(blocks, seg.container_parent, shape.without_code(text), trafilatura=shape.fits_trafilatura)
     blocks = prune_unvoted(blocks)  # chrome outside everything an extractor chose
     metadata, decisions = extract_metadata(tree, url, feed)
     language, declared, detected = decide_language(tree, _language_sample(blocks))
