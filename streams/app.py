@@ -10,9 +10,10 @@ import faust
 
 from agents import assembly, candidates, compensation, ecp_standin, enrichment, hygiene, ledger
 from article_runtime.llm.policy import LLMRuntime
-from streams import views
+from streams import health, views
 from streams.codec import AvroCodec
 from streams.consumer import FlowControl, Transport
+from streams.metrics import FlowMetrics
 from streams.settings import WorkerSettings
 from streams.tables import table
 from streams.topics import MAX_MESSAGE_BYTES, PARTITIONS, TOPICS
@@ -26,7 +27,9 @@ TABLES = (
 )
 
 
-def create_app(settings: WorkerSettings, llm: LLMRuntime | None) -> Wiring:
+def create_app(
+    settings: WorkerSettings, llm: LLMRuntime | None, metrics: FlowMetrics | None = None
+) -> Wiring:
     app = faust.App(
         settings.app_id,
         broker=[f"kafka://{host.strip()}" for host in settings.bootstrap.split(",")],
@@ -50,10 +53,13 @@ def create_app(settings: WorkerSettings, llm: LLMRuntime | None) -> Wiring:
     app.flow_control = FlowControl()  # its events find the running loop when awaited
     topics = {t.name: raw_topic(app, t) for t in TOPICS}
     tables = {name: table(app, name) for name in TABLES}
-    w = Wiring(app, settings, AvroCodec(), topics, tables, llm, transport.work)
+    work = transport.work
+    w = Wiring(app, settings, AvroCodec(), topics, tables, llm, work, metrics or FlowMetrics())
     for module in (candidates, hygiene, assembly, compensation, enrichment, ledger):
         module.register(w)
     if settings.ecp_standin is not None:
         ecp_standin.register(w, settings.ecp_standin)
     views.register(w)
+    health.register(w)
+    w.metrics.install(w, lambda: health.reasons_now(w))
     return w

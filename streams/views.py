@@ -5,8 +5,10 @@ and its tables have recovered from their changelogs (``serving``), the views ans
 ``{"status": "recovering"}``; a table half read back would show counters of 0 or 995 of 1237
 and 404 for articles it knows.
 
-- ``/health/``: always 200 while the process lives (liveness): ``status`` is ``ok`` or
-  ``recovering``, and ``partitions`` lists only what this worker owns once settled.
+- ``/health/``: always 200 while the process lives: ``status`` is ``ok`` (ready),
+  ``recovering`` or ``unready``, ``reasons`` says why it is not ready (``streams.health``,
+  which also serves the probes ``/health/live/`` and ``/health/ready/``), and ``partitions``
+  lists only what this worker owns once settled.
 - ``/counters/``: outcome counters of the partitions this worker owns.
 - ``/articles/{article_id}/``: one article's lineage, from whichever worker owns the article's
   partition (other workers proxy the request). Faust's own ``table_route`` is not used: it
@@ -25,6 +27,7 @@ from faust.tables.manager import TableManager
 from faust.web import Request, Response, View
 
 from agents.ledger import COUNTERS_TABLE, STATUS_TABLE
+from streams.health import reasons_now
 from streams.topics import ARTICLE_INGESTED, partition_of
 from streams.wiring import Wiring
 
@@ -71,7 +74,17 @@ def register(w: Wiring) -> None:
     @app.page("/health/")
     async def health(web: View, request: Request) -> Response:
         status = "ok" if serving(w) else RECOVERING["status"]
-        return web.json({"status": status, "app": app.conf.id, "partitions": local_partitions(w)})
+        reasons = reasons_now(w)
+        if status == "ok" and reasons:
+            status = "unready"  # the assignment is settled, yet the broker does not answer
+        return web.json(
+            {
+                "status": status,
+                "app": app.conf.id,
+                "partitions": local_partitions(w),
+                "reasons": reasons,
+            }
+        )
 
     @app.page("/counters/")
     async def counter_view(web: View, request: Request) -> Response:
