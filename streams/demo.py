@@ -14,6 +14,7 @@ import os
 import sys
 import tempfile
 import time
+import urllib.request
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
@@ -44,6 +45,35 @@ def settled_counters(worker: WorkerProcess, articles: int, wait_s: float = 10.0)
         last = seen
         time.sleep(0.5)
     return last
+
+
+METRICS_SHOWN = (
+    'article_runtime_messages_in_total{agent="candidates"',
+    "article_runtime_messages_out_total",
+    "article_runtime_articles_settled_total",
+    "article_runtime_compensation_events_total",
+    "article_runtime_model_calls_total",
+    "article_runtime_model_cost_usd_total",
+    "article_runtime_stage_seconds_count",
+    "article_runtime_table_keys",
+    "article_runtime_ready",
+)
+
+
+def metrics_summary(worker: WorkerProcess) -> list[str]:
+    """The interesting lines of the worker's ``/metrics`` (the page has many more)."""
+    url = f"http://127.0.0.1:{worker.web_port}/metrics"
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            page = response.read().decode("utf-8")
+    except OSError:
+        return ["(no answer from /metrics)"]
+    lag = ("article_runtime_consumer_lag{", 'topic="article.ingested"')
+    return [
+        line
+        for line in page.splitlines()
+        if line.startswith(METRICS_SHOWN) or (line.startswith(lag[0]) and lag[1] in line)
+    ]
 
 
 def summary_line(name: str, outcome: ArticleOutcome) -> str:
@@ -97,12 +127,14 @@ def run(samples: Path, *, timeout_s: float) -> int:
                 )
             elapsed = time.monotonic() - started
             counters = settled_counters(worker, len(ids))
+            metrics = metrics_summary(worker)
         print()
         for article_id, outcome in outcomes.items():
             print(summary_line(article_id.rsplit("@", 1)[0], outcome))
         settled = sum(o.settled for o in outcomes.values())
         print(f"\n{settled}/{len(ids)} articles settled in {elapsed:.1f} s")
         print(f"worker counters: {counters.get('counters', {})}")
+        print("worker /metrics (excerpt):\n  " + "\n  ".join(metrics))
     return 0 if settled == len(ids) else 1
 
 
