@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from faust.tables.manager import TableManager
@@ -35,11 +35,17 @@ UNREACHABLE_AFTER_S = PROBE_EVERY_S + PROBE_TIMEOUT_S + 3.0
 
 @dataclass
 class BrokerWatch:
-    """When the broker last answered, and the last error since (times are monotonic)."""
+    """When the broker last answered, and the last error since (times are monotonic). The
+    silence counts from the first probe: before it the app is still starting (and not ready
+    for other reasons)."""
 
-    started: float = field(default_factory=time.monotonic)
+    started: float | None = None
     last_ok: float | None = None
     last_error: str | None = None
+
+    def probing(self, now: float) -> None:
+        if self.started is None:
+            self.started = now
 
     def answered(self, now: float) -> None:
         if self.last_error is not None and self.last_ok is not None:
@@ -52,8 +58,9 @@ class BrokerWatch:
         self.last_error = error
 
     def silent_s(self, now: float) -> float:
-        """Seconds since the broker last answered (since the start when it never did)."""
-        return now - (self.last_ok if self.last_ok is not None else self.started)
+        """Seconds since the broker last answered (since the first probe when it never did)."""
+        since = self.last_ok if self.last_ok is not None else self.started
+        return 0.0 if since is None else now - since
 
 
 def not_ready(
@@ -93,6 +100,7 @@ def reasons_now(w: Wiring) -> list[str]:
 
 async def probe(app: Any, watch: BrokerWatch) -> None:
     """Ask a broker for cluster metadata with the producer's own client; never raises."""
+    watch.probing(time.monotonic())
     producer = getattr(app.producer, "_producer", None)  # aiokafka's, once Faust started it
     if producer is None:
         watch.failed("producer not started")

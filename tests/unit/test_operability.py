@@ -193,7 +193,11 @@ def test_readiness_fails_within_the_bound_after_the_broker_last_answered() -> No
 
 
 def test_readiness_names_every_reason_that_holds() -> None:
-    never = BrokerWatch(started=0.0)  # never answered: counted from the start
+    assert BrokerWatch().silent_s(1e6) == 0  # not probed yet: the app is still starting
+    never = BrokerWatch()
+    never.probing(0.0)
+    never.probing(5.0)
+    never.failed("no metadata within 5 s")  # never answered: counted from the first probe
     reasons = not_ready(
         broker_silent_s=never.silent_s(60.0),
         broker_error=None,
