@@ -95,15 +95,20 @@ def current_scope() -> ArticleScope | None:
 
 
 def note_record(record: Mapping[str, Any]) -> None:
-    """What a decoded input says about its article: its ID and, for hygiene, the rung."""
+    """What a decoded input says about its article: its ID and, for the hygiene ladder, the
+    rung, the prompt version and the model of its last attempt (a proposal carries them)."""
     scope = _scope.get()
     if scope is None:
         return
     if record.get("article_id"):
         scope.article_id = str(record["article_id"])
-    role = record.get("role")
+    role, prompt, attempts = record.get("role"), record.get("prompt"), record.get("attempts")
     if isinstance(role, str):
         scope.rung = role
+    if isinstance(prompt, Mapping) and prompt.get("version"):
+        scope.prompt_version = str(prompt["version"])
+    if isinstance(attempts, list) and attempts and isinstance(attempts[-1], Mapping):
+        scope.model = attempts[-1].get("model") or scope.model
 
 
 # -- the three events an operator follows ---------------------------------------------------

@@ -103,6 +103,24 @@ def test_every_line_inside_an_article_scope_names_the_article_and_what_is_asked(
     assert "article_id" not in outside
 
 
+def test_a_proposal_names_its_rung_prompt_version_and_model(captured: io.StringIO) -> None:
+    proposal = {
+        "article_id": "a-5",
+        "role": "runtime_fallback",
+        "prompt": {"name": "article_content_hygiene", "version": "2.0.1", "sha256": "h"},
+        "attempts": [{"model": "gpt-4.1-mini"}, {"model": "gpt-4o-mini"}],
+    }
+    with logs.article_scope("a-5", "assembly"):
+        logs.note_record(proposal)
+        logging.getLogger("tests.assembly").info("judged")
+    (line,) = lines(captured)
+    assert (line["rung"], line["prompt_version"], line["model"]) == (
+        "runtime_fallback",
+        "2.0.1",
+        "gpt-4o-mini",
+    )
+
+
 def test_an_invalid_answer_a_fallback_and_a_terminal_failure_log_one_line_each(
     captured: io.StringIO,
 ) -> None:
@@ -134,7 +152,8 @@ def test_an_invalid_answer_a_fallback_and_a_terminal_failure_log_one_line_each(
 
 
 def test_secrets_and_bearer_tokens_never_reach_a_line(captured: io.StringIO) -> None:
-    log = logging.getLogger("httpx")
+    log = logging.getLogger("tests.careless_library")  # libraries may raise httpx's level
+    log.setLevel(logging.DEBUG)
     with logs.article_scope(f"id-{SECRET}", "hygiene"):
         log.debug("headers %s", {"Authorization": "Bearer sk-unknown-123", "x": SECRET})
         log.info("key", extra={"nested": {"k": [SECRET]}})
