@@ -171,7 +171,7 @@ def test_the_newest_version_wins_whichever_answer_is_slower(
             last = outcomes[pairs[1].article_id].assembled[-1]
             assert assembled[-1]["version"] == f"@{last['version']['ingested_offset']}"
 
-        eventually(lineage_names_versions)
+        eventually(lineage_names_versions, timeout_s=90)  # the ledger trails, more under load
     assert not server.responder_errors
 
 
