@@ -62,7 +62,7 @@ def snapshot(f: Flow, worker: WorkerProcess, *, quiet_s: float = 2.0) -> Snapsho
     sizes: dict[str, int] = {}
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
-        now = {t: table_bytes(f.bootstrap, changelog_topic(APP_ID, t))[1] for t in TABLES}
+        now = {t: table_bytes(f.connection, changelog_topic(APP_ID, t))[1] for t in TABLES}
         if now == sizes:
             break
         sizes = now

@@ -19,6 +19,7 @@ from confluent_kafka.admin import AdminClient
 
 from streams.admin import ensure_topics
 from streams.codec import AvroCodec
+from streams.connection import KafkaConnection
 from streams.follow import ArticleOutcome, follow
 from streams.local_kafka import free_ports, local_kafka
 from streams.publish import ingested_record, publish
@@ -35,7 +36,7 @@ ENTITY = ("Q4115189", "Sandbox entity")
 class Flow:
     """One test's broker plus how to start workers against it."""
 
-    bootstrap: str
+    connection: KafkaConnection
     work: Path
     provider_url: str | None
 
@@ -62,7 +63,7 @@ class Flow:
                 "TEST_FALLBACK_KEY": FALLBACK_KEY,
             }
         return WorkerProcess(
-            self.bootstrap,
+            self.connection,
             web_port=free_ports(1)[0],
             log_path=self.work / f"{name}.log",
             app_id=app_id,
@@ -70,11 +71,11 @@ class Flow:
         )
 
     def publish_cases(self, cases: Sequence[CaseArticle]) -> None:
-        publish(self.bootstrap, (ingested_record(c.article_id, c.url, c.html) for c in cases))
+        publish(self.connection, (ingested_record(c.article_id, c.url, c.html) for c in cases))
 
     def publish_raw(self, messages: Sequence[tuple[str, bytes]]) -> None:
         """Values exactly as given, keyed by article: for poison messages."""
-        config = {"bootstrap.servers": self.bootstrap, "message.max.bytes": MAX_MESSAGE_BYTES}
+        config = self.connection.confluent() | {"message.max.bytes": MAX_MESSAGE_BYTES}
         producer = Producer(config | PRODUCER_CONFIG)
         errors: list[object] = []
         for article_id, value in messages:
@@ -90,11 +91,11 @@ class Flow:
     def every_message(self, quiet_s: float = 2.0) -> list[bytes]:
         """Key and value bytes of every message on every topic of the cluster (table
         changelogs included), read until nothing new arrives for ``quiet_s``."""
-        admin = AdminClient({"bootstrap.servers": self.bootstrap})
+        admin = AdminClient(self.connection.confluent())
         names = [n for n in admin.list_topics(timeout=10).topics if not n.startswith("__")]
         consumer = Consumer(
             {
-                "bootstrap.servers": self.bootstrap,
+                **self.connection.confluent(),
                 "group.id": f"everything-{time.monotonic_ns()}",
                 "auto.offset.reset": "earliest",
             }
@@ -114,14 +115,14 @@ class Flow:
         return seen
 
     def follow(self, ids: Sequence[str], **kwargs: Any) -> dict[str, ArticleOutcome]:
-        return follow(self.bootstrap, ids, **kwargs)
+        return follow(self.connection, ids, **kwargs)
 
 
 @contextmanager
 def flow(work: Path, provider_url: str | None) -> Iterator[Flow]:
-    with local_kafka() as bootstrap:
-        ensure_topics(bootstrap)
-        yield Flow(bootstrap, work, provider_url)
+    with local_kafka() as connection:
+        ensure_topics(connection)
+        yield Flow(connection, work, provider_url)
 
 
 def encoded(schema: str, record: dict[str, Any]) -> bytes:
