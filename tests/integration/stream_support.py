@@ -24,7 +24,13 @@ from streams.follow import ArticleOutcome, follow
 from streams.local_kafka import free_ports, local_kafka
 from streams.publish import ingested_record, publish
 from streams.settings import ECP_STANDIN_NAME_ENV, ECP_STANDIN_QID_ENV, SESSION_TIMEOUT_ENV
-from streams.topics import ARTICLE_INGESTED, MAX_MESSAGE_BYTES, PRODUCER_CONFIG, message_key
+from streams.topics import (
+    ARTICLE_INGESTED,
+    MAX_MESSAGE_BYTES,
+    PARTITIONS,
+    PRODUCER_CONFIG,
+    message_key,
+)
 from streams.worker_process import WorkerProcess
 from tests.llm_support import FALLBACK_KEY, PRIMARY_KEY, providers_yaml
 from tests.support.stream_cases import CaseArticle
@@ -119,9 +125,9 @@ class Flow:
 
 
 @contextmanager
-def flow(work: Path, provider_url: str | None) -> Iterator[Flow]:
-    with local_kafka() as connection:
-        ensure_topics(connection)
+def flow(work: Path, provider_url: str | None, *, partitions: int = PARTITIONS) -> Iterator[Flow]:
+    with local_kafka(partitions=partitions) as connection:
+        ensure_topics(connection, partitions=partitions)
         yield Flow(connection, work, provider_url)
 
 
