@@ -10,6 +10,7 @@ broker answers.
 
 from __future__ import annotations
 
+import sys
 import time
 from typing import Any
 
@@ -26,10 +27,12 @@ from streams.connection import (
     PASSWORD_ENV,
     PROTOCOL_ENV,
     USERNAME_ENV,
+    ConnectionSettingError,
     KafkaConnection,
 )
 
 DEFAULT_TIMEOUT_S = 10.0
+EXIT_REFUSED = 2  # a setting is wrong: restarting will not help
 
 
 class ClusterRefused(RuntimeError):
@@ -69,6 +72,18 @@ def preflight(
         if left <= 0:
             last = errors[-1] if errors else failed
             raise ClusterRefused(unreachable(connection, last, timeout_s))
+
+
+def connect_from_env(prog: str, *, timeout_s: float = DEFAULT_TIMEOUT_S) -> KafkaConnection:
+    """For a command that needs the cluster: the connection the environment describes, checked
+    by ``preflight``; otherwise one line on stderr (``prog: ...``) and exit code 2."""
+    try:
+        connection = KafkaConnection.from_env()
+        preflight(connection, timeout_s=timeout_s)
+    except (ConnectionSettingError, ClusterRefused) as error:
+        print(f"{prog}: {error}", file=sys.stderr, flush=True)
+        raise SystemExit(EXIT_REFUSED) from None
+    return connection
 
 
 def refusal(connection: KafkaConnection, errors: list[KafkaError]) -> str | None:

@@ -8,15 +8,14 @@ the file name without its extensions; gzip files are sent as they are (the decod
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from confluent_kafka import Producer
 
 from streams.codec import AvroCodec
-from streams.connection import ConnectionSettingError, KafkaConnection
-from streams.preflight import ClusterRefused, preflight
+from streams.connection import KafkaConnection
+from streams.preflight import connect_from_env
 from streams.records import now
 from streams.topics import ARTICLE_INGESTED, MAX_MESSAGE_BYTES, PRODUCER_CONFIG, message_key
 
@@ -87,12 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m streams.publish", description=__doc__)
     parser.add_argument("paths", nargs="+", type=Path)
     args = parser.parse_args(argv)
-    try:
-        connection = KafkaConnection.from_env()
-        preflight(connection)
-    except (ConnectionSettingError, ClusterRefused) as error:
-        print(f"{parser.prog}: {error}", file=sys.stderr)
-        return 2
+    connection = connect_from_env(parser.prog)
     files = html_files(args.paths)
     records = (
         ingested_record(article_id_of(p), f"file://{p.resolve()}", p.read_bytes()) for p in files

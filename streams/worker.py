@@ -24,12 +24,11 @@ from article_runtime.tracing import tracer_from_env
 from streams.admin import ensure_topics, partition_counts
 from streams.app import create_app, joined
 from streams.partitions import PartitionMismatch, check_copartitioned, found_count
-from streams.preflight import ClusterRefused, preflight
+from streams.preflight import EXIT_REFUSED, ClusterRefused, preflight
 from streams.settings import PARTITIONS_ENV, SettingsError, WorkerSettings
 from streams.wiring import Wiring
 
 _log = logging.getLogger("article_runtime.worker")
-EXIT_REFUSED = 2  # settings, credentials, certificates or partitions: a restart will not help
 
 
 def prepared(settings: WorkerSettings) -> WorkerSettings:
