@@ -45,6 +45,9 @@ class Flow:
     connection: KafkaConnection
     work: Path
     provider_url: str | None
+    # Per model call: a test with several workers on a loaded machine needs more, or the
+    # scripted answers it expects gain a "timeout" attempt.
+    provider_timeout_s: float = 3.0
 
     def worker(
         self,
@@ -62,7 +65,8 @@ class Flow:
         }
         if self.provider_url is not None:
             providers = self.work / "providers.yaml"
-            providers.write_text(yaml.safe_dump(providers_yaml(self.provider_url)))
+            config = providers_yaml(self.provider_url, timeout_s=self.provider_timeout_s)
+            providers.write_text(yaml.safe_dump(config))
             env |= {
                 "ARTICLE_RUNTIME_PROVIDERS": str(providers),
                 "TEST_PRIMARY_KEY": PRIMARY_KEY,

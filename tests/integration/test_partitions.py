@@ -49,6 +49,7 @@ def test_three_workers_share_six_partitions_and_the_flow_completes(
     scripted(server, cases)
     ids = [c.article_id for c in cases]
     with flow(tmp_path, server.base_url, partitions=6) as f:
+        f.provider_timeout_s = 20.0  # three workers and a broker on two shared cores
         assert set(
             partition_counts(
                 AdminClient(f.connection.confluent()), [t.name for t in TOPICS]
