@@ -292,7 +292,7 @@ async def _ready(article: AssembledArticle) -> AssembledArticle:
 
 def reader_of(w: Wiring) -> tuple[ReadArticle, TopicReader]:
     """Reads assembled articles back from their topic."""
-    topic = TopicReader(w.settings.bootstrap, ARTICLE_ASSEMBLED.name)
+    topic = TopicReader(w.settings.connection, ARTICLE_ASSEMBLED.name)
 
     async def read(ref: dict[str, Any]) -> AssembledArticle:
         value = await topic.read(ref["partition"], ref["offset"])

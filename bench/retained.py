@@ -14,6 +14,8 @@ from pathlib import Path
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Message, TopicPartition
 
+from streams.connection import KafkaConnection
+
 
 def rss_bytes(pid: int) -> int:
     """Resident set size of a live process (Linux ``VmRSS``)."""
@@ -28,11 +30,13 @@ def changelog_topic(app_id: str, table: str) -> str:
     return f"{app_id}-{table}-changelog"
 
 
-def table_bytes(bootstrap: str, topic: str, *, timeout_s: float = 60.0) -> tuple[int, int]:
+def table_bytes(
+    connection: KafkaConnection, topic: str, *, timeout_s: float = 60.0
+) -> tuple[int, int]:
     """(keys, bytes of keys and values) in the table behind a changelog ``topic`` now."""
     consumer = Consumer(
         {
-            "bootstrap.servers": bootstrap,
+            **connection.confluent(),
             "group.id": f"table-bytes-{uuid.uuid4().hex}",
             "enable.auto.commit": False,
         }

@@ -15,25 +15,29 @@ from streams.codec import AvroCodec
 from streams.consumer import FlowControl, Transport
 from streams.settings import WorkerSettings
 from streams.tables import table
-from streams.topics import MAX_MESSAGE_BYTES, PARTITIONS, TOPICS
+from streams.topics import MAX_MESSAGE_BYTES, TOPICS
 from streams.wiring import Wiring, raw_topic
 
-TABLES = (
-    assembly.LADDER_TABLE,
-    enrichment.JOIN_TABLE,
-    ledger.STATUS_TABLE,
-    ledger.COUNTERS_TABLE,
-)
+# The agent that keeps each table: a table's changelog follows that agent's input partitions,
+# so it is read together with them and must have their partition count (``joined``).
+TABLE_AGENTS = {
+    assembly.LADDER_TABLE: "assembly",
+    enrichment.JOIN_TABLE: "enrichment",
+    ledger.STATUS_TABLE: "ledger",
+    ledger.COUNTERS_TABLE: "ledger",
+}
+TABLES = tuple(TABLE_AGENTS)
 
 
 def create_app(settings: WorkerSettings, llm: LLMRuntime | None) -> Wiring:
     app = faust.App(
         settings.app_id,
-        broker=[f"kafka://{host.strip()}" for host in settings.bootstrap.split(",")],
+        broker=[f"kafka://{host}" for host in settings.connection.hosts],
+        broker_credentials=settings.connection.faust_credentials(),
         store=settings.store,
         web_port=settings.web_port,
         web_host=settings.web_host,
-        topic_partitions=PARTITIONS,
+        topic_partitions=settings.partitions,
         topic_replication_factor=settings.replication_factor,
         consumer_auto_offset_reset="earliest",
         producer_max_request_size=MAX_MESSAGE_BYTES,
@@ -57,3 +61,19 @@ def create_app(settings: WorkerSettings, llm: LLMRuntime | None) -> Wiring:
         ecp_standin.register(w, settings.ecp_standin)
     views.register(w)
     return w
+
+
+def joined(w: Wiring) -> dict[str, list[str]]:
+    """What must be co-partitioned: for each agent that reads several topics or keeps a
+    table, its input topics and its tables' changelogs (``streams.partitions``)."""
+    groups: dict[str, list[str]] = {}
+    for agent in w.app.agents.values():
+        names = list(agent.channel.topics)
+        names += [
+            w.tables[table].changelog_topic.get_topic_name()
+            for table, keeper in TABLE_AGENTS.items()
+            if keeper == agent.name
+        ]
+        if len(names) > 1:
+            groups[f"agent {agent.name}"] = names
+    return groups

@@ -97,7 +97,7 @@ def register(w: Wiring) -> None:
         """Answered by the worker that owns the article's partition, proxied from any other."""
         if not serving(w):
             return web.json(RECOVERING, status=503)
-        partition = partition_of(article_id)
+        partition = partition_of(article_id, w.settings.partitions)
         if partition not in local_partitions(w):
             owner = owner_url(w, partition)
             if owner in (None, str(app.conf.canonical_url)):

@@ -1069,7 +1069,7 @@ def test_settings_need_a_kafka_cluster() -> None:
         with pytest.raises(SettingsError, match="KAFKA_BOOTSTRAP_SERVERS"):
             WorkerSettings.from_env(env)
     settings = WorkerSettings.from_env(BOOTSTRAP)
-    assert settings.bootstrap == "kafka-0:9092,kafka-1:9092"
+    assert settings.connection.hosts == ["kafka-0:9092", "kafka-1:9092"]
     assert settings.ecp_standin is None
     assert settings.calls_in_flight >= 1
 
