@@ -8,7 +8,16 @@ from __future__ import annotations
 
 import faust
 
-from agents import assembly, candidates, compensation, ecp_standin, enrichment, hygiene, ledger
+from agents import (
+    assembly,
+    candidates,
+    compensation,
+    ecp_standin,
+    enrichment,
+    hygiene,
+    ledger,
+    terminals,
+)
 from article_runtime.llm.policy import LLMRuntime
 from streams import views
 from streams.codec import AvroCodec
@@ -23,6 +32,7 @@ TABLES = (
     enrichment.JOIN_TABLE,
     ledger.STATUS_TABLE,
     ledger.COUNTERS_TABLE,
+    terminals.RECENT_TABLE,
 )
 
 
@@ -51,7 +61,7 @@ def create_app(settings: WorkerSettings, llm: LLMRuntime | None) -> Wiring:
     topics = {t.name: raw_topic(app, t) for t in TOPICS}
     tables = {name: table(app, name) for name in TABLES}
     w = Wiring(app, settings, AvroCodec(), topics, tables, llm, transport.work)
-    for module in (candidates, hygiene, assembly, compensation, enrichment, ledger):
+    for module in (candidates, hygiene, assembly, compensation, enrichment, ledger, terminals):
         module.register(w)
     if settings.ecp_standin is not None:
         ecp_standin.register(w, settings.ecp_standin)
