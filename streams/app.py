@@ -41,6 +41,7 @@ def create_app(settings: WorkerSettings, llm: LLMRuntime | None) -> Wiring:
         settings.app_id,
         broker=[f"kafka://{host.strip()}" for host in settings.bootstrap.split(",")],
         store=settings.store,
+        datadir=settings.data_dir or "{conf.name}-data",  # Faust's own default
         web_port=settings.web_port,
         web_host=settings.web_host,
         topic_partitions=PARTITIONS,
