@@ -80,7 +80,7 @@ def fill(bootstrap: str, n: int) -> tuple[int, int]:
     producer = Producer(
         {"bootstrap.servers": bootstrap, "message.max.bytes": MAX_MESSAGE_BYTES}
         | PRODUCER_CONFIG
-        | {"linger.ms": 50, "compression.type": "lz4"}
+        | {"linger.ms": 50}
     )
     records = written = 0
     for table in PER_ARTICLE:
@@ -136,10 +136,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--articles", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=24, help="articles run through the flow")
     parser.add_argument("--restarts", type=int, default=3)
+    parser.add_argument("--work", type=Path, help="keep the worker logs here (default: temporary)")
     args = parser.parse_args(argv)
     cases = make_articles(args.seed, seed=9)
     with tempfile.TemporaryDirectory() as tmp, running_server() as server:
-        work = Path(tmp)
+        work = args.work or Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
         server.respond_with(responder(cases, PRIMARY, FALLBACK))
         with flow(work, server.base_url) as f:
             with f.worker(app_id=APP_ID) as worker:
