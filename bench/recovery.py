@@ -25,16 +25,15 @@ import argparse
 import statistics
 import tempfile
 import time
-import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
-from confluent_kafka import Consumer, Producer
+from confluent_kafka import Producer
 
 from agents.assembly import LADDER_TABLE
 from agents.enrichment import JOIN_TABLE
 from agents.ledger import STATUS_TABLE
-from bench.retained import _to_the_end, changelog_topic, rss_bytes
+from bench.retained import changelog_topic, live_records, rss_bytes
 from streams.settings import DATA_DIR_ENV, STORE_ENV
 from streams.topics import MAX_MESSAGE_BYTES, PRODUCER_CONFIG, partition_of
 from streams.worker_process import WorkerProcess
@@ -50,24 +49,7 @@ MIB = 1024 * 1024
 
 def templates(bootstrap: str, table: str) -> list[tuple[bytes, bytes]]:
     """The live (key, value) records of a table's changelog."""
-    consumer = Consumer(
-        {
-            "bootstrap.servers": bootstrap,
-            "group.id": f"recovery-{uuid.uuid4().hex}",
-            "enable.auto.commit": False,
-        }
-    )
-    try:
-        latest: dict[bytes, bytes] = {}
-        for message in _to_the_end(consumer, changelog_topic(APP_ID, table), 60.0):
-            key, value = message.key() or b"", message.value()
-            if value is None:
-                latest.pop(key, None)
-            else:
-                latest[key] = value
-        return sorted(latest.items())
-    finally:
-        consumer.close()
+    return sorted(live_records(bootstrap, changelog_topic(APP_ID, table)).items())
 
 
 def synthetic_id(i: int) -> str:

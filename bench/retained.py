@@ -30,6 +30,13 @@ def changelog_topic(app_id: str, table: str) -> str:
 
 def table_bytes(bootstrap: str, topic: str, *, timeout_s: float = 60.0) -> tuple[int, int]:
     """(keys, bytes of keys and values) in the table behind a changelog ``topic`` now."""
+    latest = live_records(bootstrap, topic, timeout_s=timeout_s)
+    return len(latest), sum(len(key) + len(value) for key, value in latest.items())
+
+
+def live_records(bootstrap: str, topic: str, *, timeout_s: float = 60.0) -> dict[bytes, bytes]:
+    """The table behind a changelog ``topic`` now: each key's latest value, tombstones
+    applied."""
     consumer = Consumer(
         {
             "bootstrap.servers": bootstrap,
@@ -38,14 +45,14 @@ def table_bytes(bootstrap: str, topic: str, *, timeout_s: float = 60.0) -> tuple
         }
     )
     try:
-        latest: dict[bytes, int] = {}
+        latest: dict[bytes, bytes] = {}
         for message in _to_the_end(consumer, topic, timeout_s):
             key, value = message.key() or b"", message.value()
             if value is None:
                 latest.pop(key, None)  # a tombstone: the key was deleted
             else:
-                latest[key] = len(key) + len(value)
-        return len(latest), sum(latest.values())
+                latest[key] = value
+        return latest
     finally:
         consumer.close()
 
