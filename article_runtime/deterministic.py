@@ -21,8 +21,9 @@ The proposal must hold in the harness, or the article is lost although its block
 It names only candidates that exist, in base order, with no repairs, so the harness's steps
 1-9 hold by construction (``tests/unit/test_deterministic_holds.py`` generates candidate sets
 to try to break that); for step 10 the selection widens, when too little is kept, to every
-block an extractor chose and then to every block. Only a page without a usable title
-candidate (``no_title_candidate``) or with too little text at all is left without an article.
+block an extractor chose and then to every block. Only a page with too little text at all is
+left without an article: ``build_candidates`` gives every page with text a title candidate
+(``candidates.fallback_title``), so ``no_title_candidate`` is left for hand-built candidate sets.
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ from article_runtime.errors import InputError, NoValidProposal
 from article_runtime.harness.pipeline import run_hygiene_harness
 from article_runtime.hygiene_context import render_hygiene_context
 from article_runtime.llm.prompts import load_prompt
-from article_runtime.llm.render import context_text, hygiene_messages
+from article_runtime.llm.render import context_text, hygiene_messages, split_prefix
 from article_runtime.model.candidates import CandidateSet
 from article_runtime.tokens import TOKENIZER, count_tokens
 from bench import metrics
@@ -101,13 +101,29 @@ SETS: dict[str, Callable[[int | None], Iterator[Page]]] = {
 HYGIENE_PROMPT = load_prompt("article_content_hygiene")
 
 
-def context_shares(candidates: CandidateSet, html: str) -> tuple[float, float]:
-    """Tokens of the data part alone (what Dripper's 22% measures) and of the whole context
-    (system prompt, schema and data), each over the raw HTML's tokens, same tokenizer."""
-    html_tokens = max(1, count_tokens(html))
-    data = count_tokens(render_hygiene_context(candidates))
-    whole = count_tokens(context_text(hygiene_messages(HYGIENE_PROMPT, candidates)))
-    return data / html_tokens, whole / html_tokens
+@dataclass(frozen=True)
+class ContextTokens:
+    """One article's hygiene context in tokens: the data part alone (what Dripper's 22%
+    measures), the whole context (system prompt, schema and data), the raw HTML, and the
+    prefix that is the same for every article (what a provider can cache)."""
+
+    data: int
+    whole: int
+    html: int
+    prefix: str
+    prefix_tokens: int
+
+
+def context_tokens(candidates: CandidateSet, html: str) -> ContextTokens:
+    whole = context_text(hygiene_messages(HYGIENE_PROMPT, candidates))
+    prefix, _ = split_prefix(whole)
+    return ContextTokens(
+        data=count_tokens(render_hygiene_context(candidates)),
+        whole=count_tokens(whole),
+        html=max(1, count_tokens(html)),
+        prefix=prefix,
+        prefix_tokens=count_tokens(prefix),
+    )
 
 
 def _fold(text: str | None) -> str:
@@ -145,6 +161,7 @@ class Tally:
     ratio: list[float] = field(default_factory=list)
     tokens: list[float] = field(default_factory=list)
     tokens_whole: list[float] = field(default_factory=list)
+    context: list[ContextTokens] = field(default_factory=list)
     lost: dict[str, int] = field(default_factory=dict)  # pages without an article, by reason
 
     def lose(self, reason: str) -> None:
@@ -214,9 +231,10 @@ def run_page(set_name: str, page: Page, t: Tally) -> None:
         det_text, markdown, ms_ours = _deterministic(cs, page, t)
         t.slowest = max(t.slowest, (ms_build + ms_ours, page.name))
         t.ratio.append((ms_build + ms_ours) / max(ms_traf, 1e-6))
-        data_share, whole_share = context_shares(cs, decode_html(page.raw))
-        t.tokens.append(data_share)
-        t.tokens_whole.append(whole_share)
+        counted = context_tokens(cs, decode_html(page.raw))
+        t.tokens.append(counted.data / counted.html)
+        t.tokens_whole.append(counted.whole / counted.html)
+        t.context.append(counted)
         if set_name == "wcxb":
             _metadata(t, cs, page.gt)
     blocks = [b.text for b in cs.blocks] if cs is not None else []
@@ -259,6 +277,14 @@ def _median(values: list[float], fmt: str = "{:.1f}") -> str:
     return fmt.format(statistics.median(values)) if values else "n/a"
 
 
+def _prefix(t: Tally) -> str:
+    """The cacheable prefix's tokens, and whether it was byte-identical on every article."""
+    if not t.context:
+        return "n/a"
+    same = len({c.prefix for c in t.context}) == 1
+    return f"{t.context[0].prefix_tokens} ({'same on all' if same else 'DIFFERS'})"
+
+
 def table(results: dict[str, Tally], counts: dict[str, int]) -> str:
     rows: list[tuple[str, Callable[[str, Tally], str]]] = [
         ("pages", lambda s, t: str(counts[s])),
@@ -285,6 +311,15 @@ def table(results: dict[str, Tally], counts: dict[str, int]) -> str:
         ("slowest page CPU ms (ours)", lambda s, t: f"{t.slowest[0]:.0f} ({t.slowest[1][:16]})"),
         ("median context/HTML tokens (data)", lambda s, t: _median(t.tokens, "{:.3f}")),
         ("median context/HTML tokens (whole)", lambda s, t: _median(t.tokens_whole, "{:.3f}")),
+        (
+            "median context tokens per article",
+            lambda s, t: _median([c.whole for c in t.context], "{:.0f}"),
+        ),
+        ("cached-prefix tokens", lambda s, t: _prefix(t)),
+        (
+            "median uncached tokens",
+            lambda s, t: _median([c.whole - c.prefix_tokens for c in t.context], "{:.0f}"),
+        ),
         ("articles lost", lambda s, t: ", ".join(f"{k}={v}" for k, v in t.lost.items()) or "0"),
     ]
     names = list(results)
@@ -298,7 +333,9 @@ def table(results: dict[str, Tally], counts: dict[str, int]) -> str:
         lines.append(f"{label:<{width}} | {values}")
     lines.append(
         f"tokens: {TOKENIZER}; data = the candidate set as rendered for the model, whole = data "
-        "plus system prompt and schema; CPU: time.process_time; ours = build_candidates + "
+        "plus system prompt and schema; cached prefix = everything before the data, the same "
+        "for every article (OpenAI and Gemini cache only prompts of 1024 tokens or more, "
+        "response_format's schema included); CPU: time.process_time; ours = build_candidates + "
         "deterministic proposal + harness; Markdown read as text by markdown-it (CommonMark)"
     )
     return "\n".join(lines)

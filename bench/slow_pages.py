@@ -105,6 +105,105 @@ def _repair_on_huge_block(scale: float) -> Case:
     return Case(_page(f"<p>{text} the quay  opens {text}</p>"), repairs)
 
 
+def _sentences(count: int) -> str:
+    """``count`` distinct sentences of prose, each with its own number: no two alike."""
+    return "".join(f"Report {n} says the quay opens in spring. " for n in range(count))
+
+
+def _spread(count: int, wanted: int) -> list[int]:
+    """``wanted`` sentence numbers spread evenly over ``count`` sentences."""
+    return [n * count // wanted for n in range(wanted)]
+
+
+def _most_repairs_on(sentences: int, scale: float, kind: str) -> Case:
+    """The schema's 64 repairs spread over one paragraph of ``sentences`` distinct sentences.
+
+    ``spacing``: one doubled space per repaired sentence. ``mixed``: a doubled space next to
+    doubled punctuation, repaired by two neighbouring repairs of different categories, so the
+    second is judged on the text the first leaves. ``encoding``: a mojibake word per repaired
+    sentence, so each repair needs ftfy's verdict on the whole paragraph.
+    """
+    count = int(sentences * scale)
+    chosen = set(_spread(count, 64 if kind != "mixed" else 32))
+    parts = []
+    for n in range(count):
+        sentence = f"Report {n} says the quay opens in spring. "
+        if n in chosen:
+            defect = {
+                "spacing": f"Report {n} says the quay  opens in spring. ",
+                "mixed": f"Report {n} says the quay  opens,, in spring. ",
+                "encoding": f"Report {n} says the quay opens in SÃ£o Paulo. ",
+            }[kind]
+            sentence = defect
+        parts.append(sentence)
+    text = "".join(parts)
+
+    def repairs(candidates: CandidateSet) -> list[dict[str, Any]]:
+        block = max(candidates.blocks, key=lambda b: len(b.text))
+        out = []
+        for n in sorted(chosen):
+            if kind == "spacing":
+                out.append(
+                    _repair(
+                        block.id, f"{n} says the quay  opens", f"{n} says the quay opens", "spacing"
+                    )
+                )
+            elif kind == "mixed":
+                out.append(
+                    _repair(
+                        block.id, f"{n} says the quay  opens", f"{n} says the quay opens", "spacing"
+                    )
+                )
+                out.append(
+                    _repair(
+                        block.id,
+                        f"opens,, in spring. Report {n + 1} ",
+                        f"opens, in spring. Report {n + 1} ",
+                        "punctuation_corruption",
+                    )
+                )
+            else:
+                out.append(
+                    _repair(
+                        block.id,
+                        f"Report {n} says the quay opens in SÃ£o",
+                        f"Report {n} says the quay opens in São",
+                        "encoding",
+                    )
+                )
+        return out
+
+    return Case(_page(f"<p>{text}</p>"), repairs)
+
+
+def _typo_among_distinct_sentences(scale: float) -> Case:
+    """One typo in a paragraph of distinct sentences: the article's vocabulary is read once."""
+    text = _sentences(int(50000 * scale))
+
+    def repairs(candidates: CandidateSet) -> list[dict[str, Any]]:
+        block = max(candidates.blocks, key=lambda b: len(b.text))
+        return [_repair(block.id, "quay opnes now", "quay opens now", "obvious_typo")]
+
+    return Case(_page(f"<p>{text} The quay opnes now. {text}</p>"), repairs)
+
+
+def _repairs_without_cuts(scale: float) -> Case:
+    """64 repairs in a paragraph with no word after a space or a mark (digits and dashes only):
+    no window can close near a change, so each reads the whole paragraph (the budget's case)."""
+    count = int(600000 * scale)
+    body = "-".join(str(n) for n in range(count))
+
+    def repairs(candidates: CandidateSet) -> list[dict[str, Any]]:
+        block = max(candidates.blocks, key=lambda b: len(b.text))
+        spots = _spread(count, 64)
+        return [
+            _repair(block.id, f"-{n}-{n + 1}-", f"-{n}--{n + 1}-", "punctuation_corruption")
+            for n in spots[1:]
+        ]
+
+    return Case(_page(f"<p>{body}</p>"), repairs)
+
+
 def _nested_tables(scale: float) -> Case:
     """Layout tables nested deep, each level with many cells: nested-table searches."""
     depth, width = 45, int(400 * scale)
@@ -161,6 +260,12 @@ def _cases(scale: float) -> dict[str, Callable[[], Case]]:
         "many_repairs_one_block": lambda: _many_repairs(scale),
         "most_repairs_allowed": lambda: _many_repairs(scale, limit=64),
         "repair_on_huge_block": lambda: _repair_on_huge_block(scale),
+        "most_repairs_20k_words": lambda: _most_repairs_on(2500, scale, "spacing"),
+        "most_repairs_huge_block": lambda: _most_repairs_on(100000, scale, "spacing"),
+        "mixed_groups_huge_block": lambda: _most_repairs_on(100000, scale, "mixed"),
+        "encoding_repairs_huge_block": lambda: _most_repairs_on(100000, scale, "encoding"),
+        "typo_distinct_sentences": lambda: _typo_among_distinct_sentences(scale),
+        "repairs_without_cuts": lambda: _repairs_without_cuts(scale),
         "nested_bylines": lambda: _nested_bylines(scale),
         "nested_tables": lambda: _nested_tables(scale),
         "nested_figures": lambda: _nested_figures(scale),

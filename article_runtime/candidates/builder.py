@@ -13,8 +13,9 @@ from selectolax.lexbor import LexborHTMLParser
 from article_runtime.candidates.decode import decode_html
 from article_runtime.candidates.depth import scan_page
 from article_runtime.candidates.extractors import vote
+from article_runtime.candidates.fallback_title import fallback_title
 from article_runtime.candidates.language import MAX_SAMPLE_CHARS, decide_language
-from article_runtime.candidates.metadata import extract_metadata
+from article_runtime.candidates.metadata import MAX_TEXT, extract_metadata
 from article_runtime.candidates.prune import prune, prune_unvoted
 from article_runtime.candidates.segment import RawBlock, Segmentation, segment
 from article_runtime.candidates.urls import normalize_url
@@ -117,11 +118,14 @@ def build_candidates(
     if not seg.blocks:
         raise InputError("no_text_blocks", "the page has no visible text")
     blocks = prune(seg.blocks)
-    vote(blocks, seg.container_parent, text, trafilatura=shape.fits_trafilatura)
+    vote(blocks, seg.container_parent, shape.without_code(text), trafilatura=shape.fits_trafilatura)
     blocks = prune_unvoted(blocks)  # chrome outside everything an extractor chose
     metadata, decisions = extract_metadata(tree, url, feed)
     language, declared, detected = decide_language(tree, _language_sample(blocks))
     final, ids = _number(blocks)
+    if not metadata.title:  # no markup names a title: the page's own first heading or sentence
+        title = fallback_title(final, limit=MAX_TEXT, locale=language or "root")
+        metadata = metadata.model_copy(update={"title": [title] if title else []})
     return CandidateSet(
         blocks=final,
         metadata_candidates=metadata,

@@ -58,6 +58,7 @@ _VOID = _set(
     "source track wbr"
 )
 _RAW_TEXT = _set("script style textarea title xmp iframe noembed noframes")
+_CODE = _set("script style")
 _IGNORED_IN_BODY = _set("html body head frameset frame")
 _TABLE_SECTIONS = _set("tbody thead tfoot")
 _TABLE_PARTS = _TABLE_SECTIONS | _set("tr td th caption colgroup")
@@ -112,6 +113,27 @@ _NO_RECONSTRUCT = (
     | _set("script style title")
 )
 
+# Shortcuts, taken first when the current node is HTML; every rule in order stays the
+# reference (``_start_any``, ``_end_any``), and a property test holds the two equal.
+# Start tags whose whole effect is "close an open p, then open": most block elements. Those
+# whose whole effect is "reconstruct formatting, open (a marker for applet, object,
+# marquee)": every name no rule of ``_start`` names. An end tag of the current node pops it,
+# unless it is one of ``_END_NAMED``.
+_BLOCK_START = _CLOSES_P - _HEADINGS - _VOID - _MARKERS - {"form"}
+_END_NAMED = _FORMATTING | _MARKERS | {"br", "form"}
+_NAMED_IN_START = (
+    _set("input keygen textarea select a nobr button option optgroup svg math col form li dd dt")
+    | _NO_RECONSTRUCT
+    | _IGNORED_IN_BODY
+    | _VOID
+    | _FORMATTING
+    | _CLOSES_P
+    | _RUBY_IMPLIED
+    | _TABLE_PARTS
+    | _RAW_TEXT
+    | {"plaintext"}
+)
+
 
 class _Stack:
     """The stack of open elements inside ``<body>`` and the list of active formatting elements.
@@ -160,36 +182,49 @@ class _Stack:
             groups = self._groups[key] = tuple(found)
         return groups
 
-    def push(self, name: str, foreign: str = "") -> int:
-        index = len(self.names)
+    def push(self, name: str, foreign: str = "", formatting: bool = False) -> int:
+        """Open an element; a formatting one gets a serial number (else -1), so the list of
+        active formatting elements can tell whether its entries are still open."""
+        names = self.names
+        index = len(names)
         if index >= self.limit:
             raise InputError("html_too_deep", f"more than {self.limit} nested elements")
-        self.child()
-        self.children.append(0)
-        serial = self.next_serial
-        self.next_serial += 1
-        groups = self._groups_of(name, foreign)
+        children = self.children
+        count = children[-1] + 1  # one more element inside the current node
+        children[-1] = count
+        if count > self.widest:
+            self.widest = count
+        children.append(0)
+        groups = self._groups.get((name, foreign)) or self._groups_of(name, foreign)
         for positions in groups:
             positions.append(index)
-        self.names.append(f"{foreign}:{name}" if foreign else name)
+        names.append(f"{foreign}:{name}" if foreign else name)
         self.foreign.append(foreign)
-        self.serials.append(serial)
         self.groups.append(groups)
-        self.open.add(serial)
         if index >= self.deepest:
             self.deepest = index + 1
+        if not formatting:
+            self.serials.append(-1)
+            return -1
+        serial = self.next_serial
+        self.next_serial += 1
+        self.serials.append(serial)
+        self.open.add(serial)
         return serial
 
     def pop_to(self, index: int) -> None:
         """Pop every element at ``index`` and above."""
-        names = self.names
-        while len(names) > index:
-            names.pop()
-            self.children.pop()
-            self.foreign.pop()
-            self.open.discard(self.serials.pop())
-            for positions in self.groups.pop():
+        index = max(index, 0)
+        if len(self.names) <= index:
+            return
+        for groups in self.groups[index:]:
+            for positions in groups:
                 positions.pop()
+        for serial in self.serials[index:]:
+            if serial >= 0:
+                self.open.discard(serial)
+        del self.names[index:], self.foreign[index:], self.serials[index:]
+        del self.groups[index:], self.children[index + 1 :]
 
     def pop(self) -> None:
         self.pop_to(len(self.names) - 1)
@@ -238,7 +273,7 @@ class _Stack:
         ]
         if len(same) >= 3:
             del self.formatting[same[-1]]
-        serial = self.push(name)
+        serial = self.push(name, formatting=True)
         self.formatting.append(_Entry(key, serial))
 
     def reconstruct(self) -> None:
@@ -257,7 +292,7 @@ class _Stack:
         for n in range(first, len(listed)):
             entry = listed[n]
             assert entry is not None
-            listed[n] = _Entry(entry.key, self.push(entry.key[0]))
+            listed[n] = _Entry(entry.key, self.push(entry.key[0], formatting=True))
 
     def marker(self) -> None:
         self.formatting.append(None)
@@ -284,6 +319,22 @@ class _Entry(NamedTuple):
 
 def _start(stack: _Stack, name: str, self_closing: bool, attributes: str) -> None:
     """What an HTML start tag does to the stack (WHATWG "in body", simplified)."""
+    if not stack.foreign or not stack.foreign[-1]:  # the current node is HTML: shortcuts
+        if name in _BLOCK_START:
+            _close(stack, stack.in_scope("p", "button"))
+            stack.push(name)
+            return
+        if name not in _NAMED_IN_START:
+            stack.reconstruct()
+            stack.push(name)
+            if name in _MARKERS:
+                stack.marker()
+            return
+    _start_any(stack, name, self_closing, attributes)
+
+
+def _start_any(stack: _Stack, name: str, self_closing: bool, attributes: str) -> None:
+    """``_start`` without its shortcuts: every rule in order."""
     if stack.current_foreign():
         if name not in _BREAKOUT:
             if self_closing:
@@ -424,6 +475,15 @@ def _table_part(stack: _Stack, name: str) -> None:
 
 def _end(stack: _Stack, name: str) -> None:
     """What an end tag does to the stack."""
+    names = stack.names
+    if names and names[-1] == name and not stack.foreign[-1] and name not in _END_NAMED:
+        stack.pop()  # the shortcut: it closes the current node, and only that
+        return
+    _end_any(stack, name)
+
+
+def _end_any(stack: _Stack, name: str) -> None:
+    """``_end`` without its shortcut: every rule in order."""
     if stack.foreign and stack.foreign[-1]:  # integration points too: only their start tags
         if name in ("p", "br"):  # a breakout, as its start tag would be
             while stack.current_foreign():
@@ -472,21 +532,18 @@ def _tag_end(html: str, pos: int, end: int, slash: bool = True) -> tuple[int, bo
 
     A quote opens a value only right after ``=`` (not as part of a name), and a ``>`` inside
     a quoted value does not end the tag. Tags made of plain ``name="value"`` pairs are read
-    with ``str.find``; anything else goes through the tokenizer's attribute states one
-    character at a time. ``slash=False`` skips finding out whether a quote-free tag is
-    self-closing (it only matters in SVG and MathML). A tag cut off by the end of the input
-    is dropped by the tokenizer (position ``end``).
+    with ``str.find``, each position found once and reused while it is still ahead; anything
+    else goes through the tokenizer's attribute states one character at a time.
+    ``slash=False`` skips finding out whether a quote-free tag is self-closing (it only
+    matters in SVG and MathML). A tag cut off by the end of the input is dropped by the
+    tokenizer (position ``end``).
     """
     start = pos
-    while True:
-        close = html.find(">", pos)
-        if close < 0:
-            return end, False
-        double, single = html.find('"', pos, close), html.find("'", pos, close)
-        if double < 0 and single < 0:
-            if html[close - 1] != "/" or close == start:
-                return close + 1, False
-            return (close + 1, False) if not slash else _attribute_states(html, start, end)
+    close = html.find(">", pos)
+    if close < 0:
+        return end, False
+    double, single = html.find('"', pos, close), html.find("'", pos, close)
+    while double >= 0 or single >= 0:
         quote = double if single < 0 or 0 <= double < single else single
         before = html[pos:quote].rstrip(_WS)
         if not (before.endswith("=") and before.count("=") == 1 and before[:-1].strip(_WS + "/")):
@@ -495,6 +552,19 @@ def _tag_end(html: str, pos: int, end: int, slash: bool = True) -> tuple[int, bo
         if closing < 0:
             return end, False
         pos = closing + 1
+        if close < pos:  # that ">" was inside the value: look again from here
+            close = html.find(">", pos)
+            if close < 0:
+                return end, False
+            double, single = html.find('"', pos, close), html.find("'", pos, close)
+            continue
+        if 0 <= double < pos:
+            double = html.find('"', pos, close)
+        if 0 <= single < pos:
+            single = html.find("'", pos, close)
+    if html[close - 1] != "/" or close == start:
+        return close + 1, False
+    return (close + 1, False) if not slash else _attribute_states(html, start, end)
 
 
 def _attribute_states(html: str, pos: int, end: int) -> tuple[int, bool]:
@@ -543,35 +613,19 @@ def _comment_end(html: str, pos: int) -> int:
         return pos + 1
     if html.startswith("->", pos):
         return pos + 2
-    ends = [at + 3 for at in (html.find("-->", pos),) if at >= 0]
-    ends += [at + 4 for at in (html.find("--!>", pos),) if at >= 0]
-    return min(ends) if ends else len(html)
+    # "--!>" is looked for only before the first "-->": searching the whole rest of the
+    # page for it at every comment made pages with many comments quadratic.
+    plain = html.find("-->", pos)
+    bang = html.find("--!>", pos, len(html) if plain < 0 else plain + 3)
+    if bang >= 0:
+        return bang + 4
+    return len(html) if plain < 0 else plain + 3
 
 
-_HEAD = 10  # tag names are looked up by this many characters after "<" (see ``_Names``)
-
-
-class _Names:
-    """Tag names by the characters that follow ``<``: pages repeat a few dozen tags
-    thousands of times, so most names are found without reading them character by
-    character. A head is cached only when the name ends inside it."""
-
-    def __init__(self, html: str) -> None:
-        self.html = html
-        self.known: dict[str, tuple[str, int]] = {}
-
-    def read(self, at: int) -> tuple[str, int]:
-        """``(lower-case name, position after it)`` for the name starting at ``at``."""
-        head = self.html[at : at + _HEAD]
-        found = self.known.get(head)
-        if found is not None:
-            return found[0], at + found[1]
-        name_end = _name(self.html, at, len(self.html))
-        size = name_end - at
-        name = self.html[at:name_end].lower()
-        if size < len(head):
-            self.known[head] = (name, size)
-        return name, name_end
+# Tag names are looked up by this many characters after "<": pages repeat a few dozen tags
+# thousands of times, so most names are found without reading them character by character.
+# A head is cached only when the name ends inside it.
+_HEAD = 10
 
 
 class PageShape(NamedTuple):
@@ -580,6 +634,24 @@ class PageShape(NamedTuple):
     depth: int  # the deepest stack of open elements inside <body>
     elements: int  # start tags, each one element (or none, when the parser drops it)
     widest: int  # the most element children any one element gets
+    code: tuple[tuple[int, int], ...] = ()
+    """``(start, end)`` of the content of each HTML ``<script>`` and ``<style>`` that holds
+    code: no ``json`` in its start tag (JSON-LD is data trafilatura reads) and no ``<!--``
+    inside (where a tokenizer's escaped script states could move the end)."""
+
+    def without_code(self, html: str) -> str:
+        """``html`` with the ``code`` spans emptied, for trafilatura: its tree cleaning drops
+        every script and style anyway, and parsing and copying them cost it about 1 ms of
+        9.5 on a median page (same output on every page of ../shared, test_extractors)."""
+        if not self.code:
+            return html
+        pieces: list[str] = []
+        start = 0
+        for begin, end in self.code:
+            pieces.append(html[start:begin])
+            start = end
+        pieces.append(html[start:])
+        return "".join(pieces)
 
     @property
     def fits_trafilatura(self) -> bool:
@@ -593,47 +665,97 @@ def scan_page(html: str, limit: int = MAX_DEPTH, max_elements: int = MAX_ELEMENT
     """The page's shape, read without parsing it (module docstring); refused when too deep
     or made of too many elements for every later stage to stay within a few CPU seconds.
 
+    The loop is written for speed (it reads every tag of every page): tag names come from a
+    cache of the characters after ``<``, a tag without quotes ends at the next ``>`` and
+    ``_tag_end`` reads the others.
+
     Raises:
         InputError: ``html_too_deep``, ``too_many_elements``.
     """
     stack = _Stack(limit)
-    names = _Names(html)
+    known: dict[str, tuple[str, int]] = {}  # head (see _HEAD) -> (lower-case name, length)
+    foreign = stack.foreign
+    formatting = stack.formatting
+    code: list[tuple[int, int]] = []
+    after_foreign = False  # an <svg> or <math> start tag came before (see code below)
     end = len(html)
     elements = 0
     text_from = 0  # where the text since the last tag starts
     pos = html.find("<")
     while 0 <= pos < end - 1:
-        if pos > text_from and stack.formatting:
-            stack.reconstruct()  # text in body reopens closed formatting elements
+        if pos > text_from and formatting:
+            last = formatting[-1]
+            if last is not None and last.serial not in stack.open:
+                stack.reconstruct()  # text in body reopens closed formatting elements
         nxt = html[pos + 1]
-        if "a" <= nxt <= "z" or "A" <= nxt <= "Z":
-            elements += 1
-            if elements > max_elements:
-                raise InputError("too_many_elements", f"more than {max_elements} elements")
-            name, name_end = names.read(pos + 1)
-            slash = stack.current_foreign() or name in _FOREIGN_ROOTS
-            pos, self_closing = _tag_end(html, name_end, end, slash)
-            attributes = html[name_end : pos - 1] if name in _FORMATTING else ""
-            _start(stack, name, self_closing, attributes)
-            html_element = stack.current() == name and not stack.foreign[-1]
-            if name in _RAW_TEXT and html_element:
-                stack.pop()
-                pos = _raw_text_end(html, pos, name)
-            elif name == "plaintext" and html_element:
-                break  # everything after it is text
-        elif nxt == "/":
-            after = html[pos + 2 : pos + 3]
-            if "a" <= after <= "z" or "A" <= after <= "Z":
-                name, name_end = names.read(pos + 2)
-                pos = _tag_end(html, name_end, end, slash=False)[0]
+        closing = nxt == "/"
+        at = pos + 2 if closing else pos + 1
+        first = html[at : at + 1]
+        if ("a" <= first <= "z" or "A" <= first <= "Z") and (closing or first == nxt):
+            head = html[at : at + _HEAD]
+            found = known.get(head)
+            if found is None:
+                name_end = _name(html, at, end)
+                name = html[at:name_end].lower()
+                if name_end - at < len(head):
+                    known[head] = (name, name_end - at)
+            else:
+                name, name_end = found[0], at + found[1]
+            close = html.find(">", name_end)
+            in_foreign = bool(foreign and foreign[-1])
+            if (
+                close < 0
+                or html.find('"', name_end, close) >= 0
+                or (html.find("'", name_end, close) >= 0)
+            ):
+                slash = not closing and (
+                    (in_foreign and stack.current_foreign()) or name in _FOREIGN_ROOTS
+                )
+                pos, self_closing = _tag_end(html, name_end, end, slash)
+            elif (
+                html[close - 1] == "/"
+                and close != name_end
+                and not closing
+                and ((in_foreign and stack.current_foreign()) or name in _FOREIGN_ROOTS)
+            ):
+                pos, self_closing = _attribute_states(html, name_end, end)
+            else:
+                pos, self_closing = close + 1, False
+            if closing:
                 _end(stack, name)
             else:
-                close = html.find(">", pos + 2)
-                pos = end if close < 0 else close + 1
+                elements += 1
+                if elements > max_elements:
+                    raise InputError("too_many_elements", f"more than {max_elements} elements")
+                attributes = html[name_end : pos - 1] if name in _FORMATTING else ""
+                # lxml (libxml2) knows no SVG or MathML: after one, its raw-text and RCDATA
+                # elements (textarea, title, ...) can end elsewhere than HTML's, so no later
+                # script or style is emptied (test_depth: lxml reads the same outside code).
+                after_foreign = after_foreign or name in _FOREIGN_ROOTS
+                _start(stack, name, self_closing, attributes)
+                if (name in _RAW_TEXT or name == "plaintext") and (
+                    stack.names and stack.names[-1] == name and not foreign[-1]
+                ):
+                    if name == "plaintext":
+                        break  # everything after it is text
+                    stack.pop()
+                    content = pos
+                    at, pos = _raw_text_end(html, pos, name)
+                    if (
+                        name in _CODE
+                        and not after_foreign
+                        and at > content
+                        and "json" not in html[name_end:content].lower()
+                        and html.find("<!--", content, at) < 0
+                    ):
+                        code.append((content, at))
+        elif closing:
+            close = html.find(">", pos + 2)
+            pos = end if close < 0 else close + 1
         elif nxt == "!":
             if html.startswith("--", pos + 2):
                 pos = _comment_end(html, pos + 4)
-            elif stack.foreign and stack.foreign[-1] and html.startswith("[CDATA[", pos + 2):
+            elif foreign and foreign[-1] and html.startswith("[CDATA[", pos + 2):
                 close = html.find("]]>", pos + 9)
                 pos = end if close < 0 else close + 3
             else:
@@ -648,25 +770,25 @@ def scan_page(html: str, limit: int = MAX_DEPTH, max_elements: int = MAX_ELEMENT
             continue
         text_from = pos
         pos = html.find("<", pos)
-    if 0 <= text_from < end and stack.formatting:
+    if 0 <= text_from < end and formatting:
         stack.reconstruct()  # text after the last tag
-    return PageShape(stack.deepest, elements, stack.widest)
+    return PageShape(stack.deepest, elements, stack.widest, tuple(code))
 
 
-def _raw_text_end(html: str, pos: int, name: str) -> int:
-    """After the end tag that closes raw text: ``</`` and ``name`` in any case, then a space,
-    ``/`` or ``>``."""
+def _raw_text_end(html: str, pos: int, name: str) -> tuple[int, int]:
+    """Where the end tag that closes raw text starts (-1: none) and the position after it:
+    ``</`` and ``name`` in any case, then a space, ``/`` or ``>``."""
     size = len(name)
     while True:
         at = html.find("</", pos)
         if at < 0:
-            return len(html)
+            return -1, len(html)
         after = at + 2 + size
         if html[at + 2 : after].lower() == name and (
             after >= len(html) or html[after] in _NAME_END
         ):
             close = html.find(">", after)
-            return len(html) if close < 0 else close + 1
+            return at, len(html) if close < 0 else close + 1
         pos = at + 2
 
 

@@ -88,7 +88,7 @@ def _check_encoding(edit: Edit, _: Evidence) -> str | None:
         return NOT_MOJIBAKE
     if replacement != fixed:
         return ENCODING_FIX_MISMATCH
-    if ftfy.fix_encoding(edit.edited_text) != ftfy.fix_encoding(edit.target.text):
+    if ftfy.fix_encoding(edit.whole_edited_text()) != edit.target.encoding_fixed:
         return ENCODING_FIX_MISMATCH  # read in context, ftfy would not fix it that way
     return None
 
@@ -217,11 +217,12 @@ def _separator_change(old: str, new: str) -> tuple[str | None, int]:
 
 
 def _separator_window(edit: Edit) -> tuple[str, str]:
-    """The changed stretch of the target, before and after, widened to whole separator runs.
+    """The changed stretch, before and after, widened to whole separator runs.
 
-    Outside it both texts are the same characters, so only the window needs comparing.
+    Outside it both texts are the same characters, so only this stretch needs comparing. The
+    edit's window ends at letters, so no separator run crosses it.
     """
-    text = edit.target.text
+    text = edit.before.text
     low, high = edit.start, edit.start + len(edit.repair.original)
     while low > 0 and _is_separator(text[low - 1]):
         low -= 1
@@ -242,7 +243,7 @@ def _check_punctuation(edit: Edit, _: Evidence) -> str | None:
     old_kept, old_runs = _split(old, _is_separator)
     new_kept, new_runs = _split(new, _is_separator)
     if old_kept != new_kept:
-        if _words(edit.target.tokens) != _words(edit.edited):
+        if _words(edit.before.tokens) != _words(edit.edited):
             return LETTERS_OR_NUMBERS_CHANGED
         return NOT_PUNCTUATION_ONLY  # an emoji, a symbol of tone or a line break
     removed = 0

@@ -37,22 +37,29 @@ COMPUTED: frozenset[str] = frozenset({"encoding", "unicode"})
 
 def _protect_numbers(edit: Edit, category: str) -> str | None:
     """Every category but ``encoding``: ftfy's fix, agreed on the whole target, only restores
-    bytes of letters (the ``¼`` of ``Ã¼`` is half of ``ü``) and never changes a digit."""
+    bytes of letters (the ``¼`` of ``Ã¼`` is half of ``ü``) and never changes a digit.
+
+    Outside the window numbers and their signs are the same before and after (a cut is
+    followed by a letter, which ends every number and every sign scan), so the window's
+    numbers stand for the whole target's.
+    """
     if category == "encoding":
         return None
-    target = edit.target
-    signature, affixes = target.numbers
-    changed = signature != numeric_signature(edit.edited)
+    before = edit.before
+    changed = numeric_signature(before.tokens) != numeric_signature(edit.edited)
     if changed or category not in CONTENT_PRESERVING:
-        for run in numeric_runs(target.tokens):
+        for run in numeric_runs(before.tokens):
             if edit.touches(run.start, run.end):
                 return PROTECTED_DATE if run.label == "date" else PROTECTED_SCORE
     if changed:
         removed = (t for change in edit.tokens for t in change.removed if t.kind == "number")
         return PROTECTED_DATE if any(looks_like_date(t.text) for t in removed) else PROTECTED_NUMBER
-    edited = number_affixes(edit.edited_text, edit.edited, target.locale)
-    if category not in COMPUTED and affixes != edited:
-        return PROTECTED_NUMBER  # a sign or unit of a number: -15, $12, 35%, +3
+    if category not in COMPUTED:
+        locale = edit.target.locale
+        if number_affixes(before.text, before.tokens, locale) != number_affixes(
+            edit.edited_text, edit.edited, locale
+        ):
+            return PROTECTED_NUMBER  # a sign or unit of a number: -15, $12, 35%, +3
     return None
 
 
@@ -69,7 +76,7 @@ def _protect_names(edit: Edit, category: str) -> str | None:
     if category in ("encoding", "obvious_typo"):
         return None
     for change in edit.tokens:
-        if not any(token.start in edit.target.names for token in change.removed):
+        if not any(edit.target.is_name(token) for token in change.removed):
             continue
         if category in CONTENT_PRESERVING and _capitalized(change.removed) == _capitalized(
             change.added
@@ -82,9 +89,7 @@ def _protect_names(edit: Edit, category: str) -> str | None:
 def _protect_quotations(edit: Edit, category: str) -> str | None:
     if category in CONTENT_PRESERVING:
         return None
-    if any(edit.touches(span.start, span.end) for span in edit.target.quotes):
-        return PROTECTED_QUOTATION
-    return None
+    return PROTECTED_QUOTATION if edit.touches_quotation() else None
 
 
 PROTECTIONS = (_protect_numbers, _protect_names, _protect_quotations)

@@ -59,6 +59,11 @@ Judged together (step 7): ``combined_<reason>`` when the repair, added to the ac
 on neighbouring tokens of the same target, fails with ``<reason>``: repairs of one category as
 one combined edit over their joint span; of several categories, the repair on the text its
 neighbours left.
+Cost: ``review_budget_exhausted``  judging the repair would read whole blocks again beyond what
+                                one review may (``repair_edit.READ_BUDGET`` characters: ftfy
+                                on an edited block, the names of the text a mixed group leaves,
+                                a window with no cut nearby); only blocks of hundreds of
+                                kilobytes with dozens of such repairs get here.
 Safety net: ``review_failed``   the review itself raised; the repair is rejected, never applied.
 
 Protection policy: numbers bind every category; signs and units of numbers bind all but the
@@ -84,7 +89,7 @@ from functools import cached_property
 
 from article_runtime.errors import ArticleRuntimeError
 from article_runtime.harness.repair_checks import CATEGORY_CHECKS, Evidence
-from article_runtime.harness.repair_edit import Edit, Target
+from article_runtime.harness.repair_edit import WINDOW_MARGIN, Budget, BudgetExhausted, Edit, Target
 from article_runtime.harness.repair_protections import PROTECTIONS
 from article_runtime.model.proposal import Repair, RepairCategory
 from article_runtime.text.lexicon import lexicon_for
@@ -101,6 +106,7 @@ NO_CHANGE = "no_change"
 SPLITS_CHARACTER = "splits_character"
 OVERLAPPING_REPAIR = "overlapping_repair"
 CROSSES_LINK_BOUNDARY = "crosses_link_boundary"
+REVIEW_BUDGET_EXHAUSTED = "review_budget_exhausted"
 REVIEW_FAILED = "review_failed"
 
 
@@ -121,11 +127,14 @@ class _Article:
     targets: Mapping[str, str]
     locale: str
     language: str | None
+    budget: Budget
+    margin: int | None
     _read: dict[str, Target] = field(default_factory=dict)
 
     def target(self, target_id: str) -> Target:
         if target_id not in self._read:
-            self._read[target_id] = Target.read(self.targets[target_id], self.locale)
+            text = self.targets[target_id]
+            self._read[target_id] = Target(text, self.locale, self.budget, self.margin)
         return self._read[target_id]
 
     @cached_property
@@ -174,8 +183,7 @@ def _verdict(
     start, end = located, located + len(repair.original)
     if repair.replacement == repair.original:
         return NO_CHANGE, start
-    edges = target.grapheme_edges
-    if start not in edges or end not in edges:
+    if target.splits_grapheme(start, end):
         return SPLITS_CHARACTER, start
     if any(start < (other.end or 0) and (other.start or 0) < end for other in accepted):
         return OVERLAPPING_REPAIR, start
@@ -217,7 +225,9 @@ def _combined_edit(target: Target, group: Sequence[ReviewedRepair]) -> Edit:
 
 def _edit_in_context(target: Target, new: ReviewedRepair, others: Sequence[ReviewedRepair]) -> Edit:
     """``new`` applied to the target as its neighbours (of other categories) left it."""
-    context = Target.read(apply_repairs(target.text, others), target.locale)
+    text = apply_repairs(target.text, others)
+    replaced = tuple(sorted((r.start or 0, r.end or 0, len(r.repair.replacement)) for r in others))
+    context = Target(text, target.locale, target.budget, target.margin, target, replaced)
     shift = sum(
         len(r.repair.replacement) - len(r.repair.original)
         for r in others
@@ -268,15 +278,19 @@ def review_repairs(
     *,
     boundaries: Mapping[str, Sequence[int]] | None = None,
     locale: str | None = None,
+    margin: int | None = WINDOW_MARGIN,
 ) -> list[ReviewedRepair]:
     """Accept or reject each repair, in order. Never raises on bad repairs.
 
     Each repair is judged alone against the target as given, then with the repairs already
     accepted on neighbouring tokens of the same target. ``boundaries`` are offsets (link anchor
     edges) a repair may not cross. ``locale`` is the article's language: it picks the ICU rules
-    and the word list that decides what is a word.
+    and the word list that decides what is a word. Each change is read in a window of
+    ``margin`` characters each side (``repair_edit``); ``margin=None`` reads whole targets for
+    every repair: the same verdicts at a cost that grows with the block (tests compare them).
     """
-    article = _Article(targets, locale or "root", locale)
+    budget = Budget() if margin is not None else Budget(None)
+    article = _Article(targets, locale or "root", locale, budget, margin)
     accepted: dict[str, list[ReviewedRepair]] = {}
     reviewed: list[ReviewedRepair] = []
     for repair in repairs:
@@ -284,6 +298,8 @@ def review_repairs(
         edges = (boundaries or {}).get(repair.target_id, ())
         try:
             result = _review_one(repair, article, same_target, edges)
+        except BudgetExhausted:
+            result = ReviewedRepair(repair, False, REVIEW_BUDGET_EXHAUSTED, None)
         except Exception:  # a crash here must cost one repair, never the article
             result = ReviewedRepair(repair, False, REVIEW_FAILED, None)
         if result.accepted:

@@ -7,12 +7,11 @@ The runtime and Promptfoo both render through here, so what is evaluated is what
 
 from __future__ import annotations
 
-import json
-
 from article_runtime import contracts
 from article_runtime.enrichment.model import EnrichmentInput
-from article_runtime.hygiene_context import FORMAT_NOTE, render_hygiene_context
+from article_runtime.hygiene_context import render_hygiene_context
 from article_runtime.llm.prompts import PromptSpec
+from article_runtime.llm.schema_text import schema_text
 from article_runtime.model import CandidateSet
 
 Message = dict[str, str]
@@ -58,15 +57,11 @@ def fence(data: str) -> str:
     return "".join(pieces)
 
 
-def _answer_schema(name: str) -> dict[str, object]:
-    """The output schema as the model needs it: without the file's own bookkeeping keys."""
-    bookkeeping = {"$schema", "$id", "title", "version"}
-    return {k: v for k, v in contracts.load_schema(name).items() if k not in bookkeeping}
-
-
 def render_messages(spec: PromptSpec, *, structural_context: str, data: str) -> list[Message]:
+    """System then user message; everything before the data is the same for every article
+    of one prompt version, so providers can cache it as a prefix."""
     rules = "\n".join(f"{n}. {text}" for n, text in enumerate(spec.common_rules, start=1))
-    schema = json.dumps(_answer_schema(spec.output_schema), ensure_ascii=False)
+    schema = schema_text(contracts.load_schema(spec.output_schema))
     system = "\n\n".join(
         [
             f"# Rules\n{rules}",
@@ -89,10 +84,9 @@ def render_messages(spec: PromptSpec, *, structural_context: str, data: str) -> 
 
 
 def hygiene_messages(spec: PromptSpec, candidates: CandidateSet) -> list[Message]:
-    """Only what the hygiene call needs (spec 6.2): the candidate set, compactly."""
-    return render_messages(
-        spec, structural_context=FORMAT_NOTE, data=render_hygiene_context(candidates)
-    )
+    """Only what the hygiene call needs (spec 6.2): the candidate set, compactly. How to read
+    it is the prompt's ``context_instructions``: the same for every article."""
+    return render_messages(spec, structural_context="", data=render_hygiene_context(candidates))
 
 
 def enrichment_messages(spec: PromptSpec, inp: EnrichmentInput) -> list[Message]:
@@ -116,3 +110,14 @@ def enrichment_messages(spec: PromptSpec, inp: EnrichmentInput) -> list[Message]
 def context_text(messages: list[Message]) -> str:
     """The whole context as one string, for token counts and hashes."""
     return "\n\n".join(f"[{m['role']}]\n{m['content']}" for m in messages)
+
+
+def split_prefix(text: str) -> tuple[str, str]:
+    """``context_text`` cut after the data fence's opening line: the prefix is the same for
+    every article of one prompt version (what a provider can cache), the rest is not."""
+    marker = f"\n{DATA_OPEN}\n"
+    at = text.find(marker)
+    if at < 0:
+        return "", text
+    cut = at + len(marker)
+    return text[:cut], text[cut:]

@@ -10,11 +10,12 @@ protects to the text's edge: a quote may continue from or into the next paragrap
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Sequence
 from dataclasses import dataclass
 
-from article_runtime.text.chars import is_punct_or_symbol, is_quote_mark
-from article_runtime.text.segments import Token
+import icu
+
+from article_runtime.text.chars import is_punct_or_symbol
+from article_runtime.text.segments import segments
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +28,8 @@ def _open_side(ch: str | None) -> bool:
     return ch is None or ch.isspace() or is_punct_or_symbol(ch)
 
 
-def _opens(text: str, pos: int, depth: int) -> bool:
+def opens(text: str, pos: int, depth: int) -> bool:
+    """Whether the mark at ``pos`` opens a quote, ``depth`` quotes being open before it."""
     before = text[pos - 1] if pos > 0 else None
     after = text[pos + 1] if pos + 1 < len(text) else None
     left, right = _open_side(before), _open_side(after)
@@ -43,28 +45,42 @@ def _opens(text: str, pos: int, depth: int) -> bool:
     return depth == 0
 
 
-def quote_marks(text: str, tokens: Sequence[Token]) -> list[int]:
+# Unicode ``Quotation_Mark`` through ICU: ", „, « and 「 alike (Pi/Pf miss some).
+_QUOTE_CHARS = frozenset(str(ch) for ch in icu.UnicodeSet("[:Quotation_Mark:]"))
+
+
+def quote_marks(text: str, locale: str = "root") -> list[int]:
     """Offsets of quotation marks that stand alone; an apostrophe inside a word (don't, l'eau)
-    belongs to the word token and is not a quote."""
+    belongs to the word token and is not a quote. Text without any mark costs no segmentation."""
+    if _QUOTE_CHARS.isdisjoint(text):
+        return []
     return [
-        token.start + i
-        for token in tokens
-        if token.kind == "none"
-        for i, ch in enumerate(token.text)
-        if is_quote_mark(ch)
+        start + i
+        for start, end, status in segments(text, locale)
+        if status < 100  # punctuation, symbols and spaces: the kind "none"
+        for i, ch in enumerate(text[start:end])
+        if ch in _QUOTE_CHARS
     ]
 
 
-def quoted_spans(text: str, tokens: Sequence[Token]) -> list[Span]:
-    """Spans from an opening mark to its closing mark, both included."""
+def pair_marks(text: str, marks: list[int]) -> tuple[list[Span], list[int]]:
+    """Spans from an opening mark to its closing mark, both included; and how many quotes are
+    open before each mark (what ``opens`` decides with)."""
     spans: list[Span] = []
     stack: list[int] = []
-    for pos in quote_marks(text, tokens):
-        if _opens(text, pos, len(stack)):
+    depths: list[int] = []
+    for pos in marks:
+        depths.append(len(stack))
+        if opens(text, pos, len(stack)):
             stack.append(pos)
         elif stack:
             spans.append(Span(stack.pop(), pos + 1))
         else:
             spans.append(Span(0, pos + 1))
     spans.extend(Span(pos, len(text)) for pos in stack)
-    return sorted(spans, key=lambda span: (span.start, span.end))
+    return sorted(spans, key=lambda span: (span.start, span.end)), depths
+
+
+def quoted_spans(text: str, locale: str = "root") -> list[Span]:
+    """Spans from an opening mark to its closing mark, both included."""
+    return pair_marks(text, quote_marks(text, locale))[0]

@@ -10,13 +10,15 @@ from itertools import pairwise
 
 import icu
 
-from article_runtime.text.segments import _py_offsets
+from article_runtime.text.segments import _is_bmp, _py_offsets
 
 
 def sentence_bounds(text: str, locale: str = "root") -> list[int]:
     """Python offsets of every sentence boundary, ``0`` and ``len(text)`` included."""
     breaker = icu.BreakIterator.createSentenceInstance(icu.Locale(f"{locale}@ss=standard"))
     breaker.setText(icu.UnicodeString(text))
+    if _is_bmp(text):
+        return [breaker.first(), *breaker]
     offsets = _py_offsets(text)
     return [offsets[breaker.first()], *(offsets[end16] for end16 in breaker)]
 

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from article_runtime.text.names import word_key
-from article_runtime.text.segments import nfc, normalize_space, word_tokens
+from article_runtime.text.segments import nfc, normalize_space, segments
 from article_runtime.text.sentences import sentences
 
 
@@ -21,12 +21,12 @@ class Vocabulary:
 
     def __init__(self, texts: Iterable[str], locale: str = "root") -> None:
         unique = {normalize_space(nfc(s)) for text in texts for s in sentences(text, locale)}
-        self._all: Counter[str] = Counter()
-        for sentence in sorted(unique):
-            for token in word_tokens(sentence, locale):
-                if token.kind in ("none", "number"):
-                    continue
-                self._all[word_key(token.text)] += 1
+        self._all: Counter[str] = Counter(
+            word_key(sentence[start:end])
+            for sentence in unique
+            for start, end, status in segments(sentence, locale)
+            if status >= 200  # letters, kana and ideographs; not numbers, spaces or marks
+        )
 
     def count(self, word: str) -> int:
         """Uses of ``word`` in any case."""

@@ -48,6 +48,8 @@ APP_ID = "article-runtime-faults"
 SCENARIOS = ("broker_restart", "join_leave", "kill_in_rebalance")
 ANSWER_S = 0.25  # per model answer: calls are in flight when the fault lands
 FAULT_AT = 0.25  # share of articles settled when the fault lands
+RESERVE = 0.2  # share of articles held back and fed to the flow as each fault step lands
+FEEDS = 4  # the most fault steps a scenario feeds (join_leave: join, leave, twice)
 LEAVE_GRACE_S = 20.0  # a leaving worker must be gone by then (Faust's stop waits for streams)
 LOST_AFTER_S = 12.0  # every input committed this long, articles unsettled: they are lost
 STALL_S = 90.0  # no article settled and no offset committed for this long: stuck
@@ -239,7 +241,11 @@ class Run:
         self.retired: list[WorkerProcess] = []
         self.restarts = 0
         self.published_at = time.monotonic()
-        self.all_published = threading.Event()  # before that, lag 0 is no sign of a loss
+        self.main_published = threading.Event()  # all but the reserve are on the broker
+        # Held back and published a few at a time as fault steps land, so every step meets
+        # work just published (mid-stream by construction, whatever the machine's speed).
+        self.reserve: list[CaseArticle] = []
+        self.feed_size = 1
 
     # -- workers ------------------------------------------------------------------------------
 
@@ -333,11 +339,36 @@ class Run:
             time.sleep(0.2)
         return watcher.settled
 
-    def step(self, watcher: Watcher, label: str) -> None:
-        """Record a fault step; one that lands after every article settled tests nothing."""
+    def step(self, watcher: Watcher, label: str, *, feed: bool = True) -> None:
+        """Record a fault step; one that lands after every article settled tests nothing.
+
+        With ``feed``, a few reserved articles are published first, so the fault lands on
+        work in flight however fast the flow ran (the broker must be up to feed)."""
         self.result.timeline.append((label, time.monotonic() - self.published_at))
-        if watcher.settled >= len(self.cases):
+        if feed and self.reserve:
+            batch, self.reserve = self.reserve[: self.feed_size], self.reserve[self.feed_size :]
+            self.flow.publish_cases(batch)
+            return
+        if watcher.settled >= len(self.cases) - len(self.reserve):
             self.result.problems.append(f"{label}: every article had already settled")
+
+    def publish_reserve(self, timeout_s: float = 60.0) -> None:
+        """The articles no fault step fed, once the fault is over (the broker may still be
+        coming back: retried until ``timeout_s``)."""
+        deadline = time.monotonic() + timeout_s
+        while self.reserve:
+            try:
+                self.flow.publish_cases(self.reserve)
+                self.reserve = []
+            except (RuntimeError, KafkaException):
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(1.0)
+
+    @property
+    def all_published(self) -> bool:
+        """Before this, lag 0 is no sign of a loss."""
+        return self.main_published.is_set() and not self.reserve
 
     def finish(self, watcher: Watcher, fault_over: float, *, cap_s: float = 300.0) -> None:
         """Wait until every article settles, or until they are lost or stuck."""
@@ -356,7 +387,7 @@ class Run:
             state = (settled, -1 if lag is None else lag)
             if state != last_state:
                 last_progress, last_state = time.monotonic(), state
-            if lag == 0 and self.all_published.is_set():
+            if lag == 0 and self.all_published:
                 idle_since = idle_since or time.monotonic()
                 if time.monotonic() - idle_since >= LOST_AFTER_S:
                     self.result.lost = total - settled
@@ -433,7 +464,7 @@ def broker_restart(run: Run, watcher: Watcher) -> float:
     run.broker.kill()
     time.sleep(3.0)  # down long enough for clients to notice; start-up adds several seconds
     run.broker.start()
-    run.step(watcher, "broker serving again")
+    run.step(watcher, "broker serving again", feed=False)
     return time.monotonic()
 
 
@@ -511,15 +542,18 @@ def run_scenario(
         server.respond_with(delayed(responder(cases, PRIMARY, FALLBACK), ANSWER_S))
         flow = Flow(broker.address, work, provider_url)
         r = Run(broker, flow, cases, result)
+        held = max(FEEDS, int(len(cases) * RESERVE))
+        main, r.reserve, r.feed_size = cases[:-held], cases[-held:], held // FEEDS
         try:
             r.start_worker("w1")
             with (
                 Watcher(broker.address, [c.article_id for c in cases]) as watcher,
-                _publishing(flow, cases, publish_over_s, r.all_published),
+                _publishing(flow, main, publish_over_s, r.main_published),
             ):
                 r.published_at = time.monotonic()
-                r.wait_settled(watcher, max(1, int(articles * FAULT_AT)))
+                r.wait_settled(watcher, max(1, int(len(main) * FAULT_AT)))
                 fault_over = FAULTS[scenario](r, watcher)
+                r.publish_reserve()
                 r.finish(watcher, fault_over)
                 r.verify(watcher)
         finally:

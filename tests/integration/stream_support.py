@@ -29,6 +29,7 @@ from tests.llm_support import FALLBACK_KEY, PRIMARY_KEY, providers_yaml
 from tests.support.stream_cases import CaseArticle
 
 ENTITY = ("Q4115189", "Sandbox entity")
+STREAM_PROVIDER_TIMEOUT_S = 20.0
 
 
 @dataclass
@@ -55,7 +56,10 @@ class Flow:
         }
         if self.provider_url is not None:
             providers = self.work / "providers.yaml"
-            providers.write_text(yaml.safe_dump(providers_yaml(self.provider_url)))
+            # A generous timeout: the scripted server answers at once, and a loaded test
+            # machine must not turn a slow event loop into a model timeout and a fallback.
+            answers = providers_yaml(self.provider_url, timeout_s=STREAM_PROVIDER_TIMEOUT_S)
+            providers.write_text(yaml.safe_dump(answers))
             env |= {
                 "ARTICLE_RUNTIME_PROVIDERS": str(providers),
                 "TEST_PRIMARY_KEY": PRIMARY_KEY,

@@ -8,6 +8,7 @@ import pytest
 from pytest import MonkeyPatch
 
 from article_runtime.hygiene import hygiene_article
+from article_runtime.llm.prompts import load_prompt
 from article_runtime.model import AssembledArticle
 from tests.factories import candidate_set, proposal
 from tests.llm_support import FALLBACK, PRIMARY, Recorder, config, run
@@ -216,7 +217,8 @@ def test_every_attempt_is_traced_with_prompt_identity(
     ]
     first = recorder.generations[-1]
     assert first.prompt_name == "article_content_hygiene"
-    assert first.prompt_version == "1.0.0" and len(first.prompt_hash) == 64
+    prompt = load_prompt("article_content_hygiene")
+    assert first.prompt_version == prompt.version and first.prompt_hash == prompt.sha256
     assert first.validation.schema_valid is True and first.validation.grounding_valid is True
     assert recorder.generations[1].validation.grounding_valid is False
 

@@ -14,8 +14,10 @@ import asyncio
 import dataclasses
 import html
 import json
+import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections import defaultdict
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +41,7 @@ from tests.llm_support import FALLBACK, PRIMARY
 from tests.support.openai_server import (
     Action,
     Delay,
+    Hold,
     Responder,
     ScriptedOpenAIServer,
     running_server,
@@ -54,7 +57,7 @@ from tests.support.stream_cases import (
 
 pytestmark = pytest.mark.kafka
 APP_ID = "article-runtime-it"
-SLOW_S = 2.0  # the slow version's answers; the provider timeout is 3 s per read
+SLOW_S = 2.0  # the slow version's answers, well within the stream tests' provider timeout
 MIB = 1024 * 1024
 
 
@@ -64,14 +67,29 @@ def server() -> Iterator[ScriptedOpenAIServer]:
         yield srv
 
 
-def slowed(answer: CaseResponder, markers: set[str]) -> Responder:
+def slowed(
+    answer: CaseResponder, markers: set[str], after: Mapping[str, str] | None = None
+) -> Responder:
     """``answer``, taking ``SLOW_S`` for requests about the pages marked ``markers`` (a page's
-    marker is in its title and first paragraph, so only its own requests carry it)."""
+    marker is in its title and first paragraph, so only its own requests carry it).
+
+    A slow page listed in ``after`` is held until the page it names has been answered, and
+    then takes ``SLOW_S`` more: "the older version's answer is slower" holds on a loaded
+    machine too, where the newer version may reach the model seconds late."""
+    answered: defaultdict[str, threading.Event] = defaultdict(threading.Event)
+    after = after or {}
 
     def respond(model: str, body: dict[str, Any]) -> Action | None:
         action = answer(model, body)
         about = find_markers(json.dumps(body.get("messages"), ensure_ascii=False))
-        return Delay(SLOW_S, action) if action is not None and about & markers else action
+        if action is None or not about & markers:
+            for marker in about:
+                answered[marker].set()
+            return action
+        slow: Action = Delay(SLOW_S, action)
+        for marker in sorted(about & markers & after.keys()):
+            slow = Hold(answered[after[marker]], slow)
+        return slow
 
     return respond
 
@@ -122,7 +140,8 @@ def test_the_newest_version_wins_whichever_answer_is_slower(
     ]
     gone = pages[4]  # v1 of "versioned-gone" is slow; its v2 is an empty page
     slow = {pairs[0].v1.marker, pairs[1].v2.marker, gone.marker}
-    server.respond_with(slowed(responder(pages[:5], PRIMARY, FALLBACK), slow))
+    newer_first = {pairs[0].v1.marker: pairs[0].v2.marker}
+    server.respond_with(slowed(responder(pages[:5], PRIMARY, FALLBACK), slow, newer_first))
     with flow(tmp_path, server.base_url) as f, f.worker() as worker:
         worker.start()
         records = [r for pair in pairs for r in pair.records()]

@@ -109,6 +109,16 @@ class Delay:
 
 
 @dataclass(frozen=True)
+class Hold:
+    """Wait until ``release`` is set (by the test, or another request's responder), at most
+    ``at_most_s``, then perform ``then``: an answer ordered after something else happened."""
+
+    release: threading.Event
+    then: Action
+    at_most_s: float = 60.0
+
+
+@dataclass(frozen=True)
 class Drop:
     """Read the request, then close the connection without a response (a connection error)."""
 
@@ -124,8 +134,8 @@ class Trickle:
     chunk: int = 1
 
 
-Action: TypeAlias = Reply | Status | Delay | Drop | Trickle
-_ACTION_TYPES = (Reply, Status, Delay, Drop, Trickle)
+Action: TypeAlias = Reply | Status | Delay | Hold | Drop | Trickle
+_ACTION_TYPES = (Reply, Status, Delay, Hold, Drop, Trickle)
 Responder: TypeAlias = Callable[[str, dict[str, Any]], Action | None]
 """``(model, request body) -> action``, or None to fall through to the model's queue."""
 
@@ -336,6 +346,9 @@ class ScriptedOpenAIServer:
         if isinstance(action, Delay):
             await asyncio.sleep(action.seconds)
             return await self._perform(request, action.then, model)
+        if isinstance(action, Hold):
+            await asyncio.to_thread(action.release.wait, action.at_most_s)
+            return await self._perform(request, action.then, model)
         if isinstance(action, Trickle):
             return await self._trickle(request, action, model)
         if isinstance(action, Drop):
@@ -403,7 +416,7 @@ class _ResponderFailed(Exception):
 def _check_action(action: object) -> None:
     if not isinstance(action, _ACTION_TYPES):
         raise TypeError(f"not a scripted action: {action!r}")
-    if isinstance(action, Delay | Trickle):
+    if isinstance(action, Delay | Hold | Trickle):
         _check_action(action.then)
 
 
@@ -448,6 +461,8 @@ def _describe(action: Action | None) -> str:
         return f"status {action.code}"
     if isinstance(action, Delay):
         return f"delay {action.seconds}s then {_describe(action.then)}"
+    if isinstance(action, Hold):
+        return f"hold then {_describe(action.then)}"
     if isinstance(action, Trickle):
         return f"trickle every {action.every_s}s then {_describe(action.then)}"
     return type(action).__name__.lower()

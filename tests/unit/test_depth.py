@@ -235,3 +235,150 @@ def test_wide_pages_skip_trafilatura() -> None:
     assert scan_page("<p>" + "<b>x</b>" * 60 + "</p>").fits_trafilatura
     assert PageShape(depth=3, elements=10, widest=3).fits_trafilatura
     assert MAX_DEPTH == 200
+
+
+def test_the_scan_is_linear_in_comments() -> None:
+    """Each comment's end is looked for near it, not in the whole rest of the page (every
+    comment once searched to the end of the page for ``--!>``: quadratic)."""
+
+    def cost(n: int) -> float:
+        html = "<div><!-- note --><p>text</p></div>" * n
+        started = time.process_time()
+        scan_page(html, max_elements=10**9)
+        return time.process_time() - started
+
+    small, large = cost(2_000), cost(20_000)
+    assert large < 30 * max(small, 1e-3)
+
+
+@pytest.mark.parametrize(
+    ("html", "depth"),
+    [
+        ("<!-- a --!><div>x", 1),
+        ("<!-- a --!> --><div><div>", 2),
+        ("<!-- a --> --!><div>", 1),
+        ("<!--- a ---><div><div><div>", 3),
+        ("<!-- <div><div> --!>", 0),
+    ],
+)
+def test_comments_end_at_the_first_end_either_way(html: str, depth: int) -> None:
+    assert scan_page(html).depth == depth
+
+
+@settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(SOUP)
+@example("<div><b>x</b>y<div><div>")
+@example("<p><i>x</i>y</p><i>z")
+@example("<table><tr><td><b>x</td><td>y<div>")
+@example("<form></form><form><div><div>")
+@example("<span><div></span><div>x")
+def test_the_start_tag_shortcuts_change_nothing(html: str) -> None:
+    """The shortcuts of ``_start`` (plain block and inline names) and ``_end`` (closing the
+    current node) give what every rule in order gives."""
+    import article_runtime.candidates.depth as depth
+
+    fast = scan_page(html, limit=10_000)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(depth, "_BLOCK_START", frozenset())
+        patch.setattr(depth, "_NAMED_IN_START", _EVERY_NAME)
+        patch.setattr(depth, "_END_NAMED", _EVERY_NAME)
+        assert scan_page(html, limit=10_000) == fast
+
+
+class _Everything(frozenset[str]):
+    def __contains__(self, item: object) -> bool:
+        return True
+
+
+_EVERY_NAME = _Everything()
+
+
+CODE_SOUP = st.lists(
+    st.sampled_from(
+        [
+            "<script>",
+            "</script>",
+            "<style>",
+            "</style>",
+            "<SCRIPT type=x>",
+            "</script >",
+            '<script type="application/ld+json">',
+            "<!--",
+            "-->",
+            "<p>",
+            "</p>",
+            "x",
+            "<b>",
+            "<svg>",
+            "</svg>",
+            "<div>",
+            "</div>",
+            "<template>",
+            "<textarea>",
+            "</textarea>",
+            "</scriptx>",
+            "<",
+            "'",
+            '"',
+            'a="</script>"',
+        ]
+    ),
+    max_size=40,
+).map("".join)
+
+
+def _outside_code(html: str) -> list[tuple[str, str]]:
+    """lexbor's tree in document order: each node's tag, with text except inside scripts
+    and styles."""
+    tree = LexborHTMLParser(html)
+    found: list[tuple[str, str]] = []
+    for node in tree.root.traverse(include_text=True) if tree.root is not None else []:
+        parent = node.parent.tag if node.parent is not None else ""
+        if node.tag == "-text" and parent in ("script", "style"):
+            continue
+        found.append((node.tag or "", (node.text_content or "") if node.tag == "-text" else ""))
+    return found
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(CODE_SOUP)
+@example("<script><!--<script>A</script>B</script><p>real</p>")
+@example('<script type="application/ld+json">{"articleBody": "x"}</script><p>y</p>')
+def test_emptying_code_changes_nothing_but_script_and_style_text(html: str) -> None:
+    shape = scan_page(html, limit=10_000)
+    assert _outside_code(shape.without_code(html)) == _outside_code(html)
+
+
+def test_json_ld_and_escaped_scripts_are_kept() -> None:
+    html = (
+        '<script type="application/ld+json">{"a": 1}</script>'
+        "<script><!-- document.write('<script>x</script>') --></script>"
+        "<script>var a = '<p>not text</p>';</script><style>p {}</style><p>text</p>"
+    )
+    assert scan_page(html).without_code(html) == (
+        '<script type="application/ld+json">{"a": 1}</script>'
+        "<script><!-- document.write('<script>x</script>') --></script>"
+        "<script></script><style></style><p>text</p>"
+    )
+
+
+def _lxml_outside_code(html: str) -> list[tuple[str, str, str]]:
+    """The same, in the tree lxml builds for trafilatura."""
+    from lxml import html as lxml_html
+
+    try:
+        root = lxml_html.document_fromstring(f"<html><body>{html}</body></html>")
+    except Exception:  # an empty document: nothing to compare
+        return []
+    return [
+        (str(el.tag), "" if el.tag in ("script", "style") else (el.text or ""), el.tail or "")
+        for el in root.iter()
+    ]
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(CODE_SOUP)
+@example("<svg><textarea><p><script><script></script>")  # lxml: all textarea text
+def test_emptying_code_changes_nothing_lxml_reads_but_code(html: str) -> None:
+    shape = scan_page(html, limit=10_000)
+    assert _lxml_outside_code(shape.without_code(html)) == _lxml_outside_code(html)

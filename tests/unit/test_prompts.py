@@ -130,3 +130,68 @@ def test_uncertified_model_is_refused() -> None:
 
 def test_prompt_files_live_in_the_repository() -> None:
     assert Path(PROMPT_DIR).name == "prompts"
+
+
+# Spec 6.3, 7.1, 7.3 and 7.4: what the hygiene prompt must declare, fragment by fragment
+# (English rendering of the spec); the common rules carry external knowledge and word lists.
+HYGIENE_DECLARES = (
+    "Select only the candidates and blocks that make up the editorial content of the article",
+    "Do not return the article rewritten",
+    "Do not summarize, complete, translate, improve the style, reorganize the narrative or add"
+    " transitions",
+    "Preserve the editorial order",
+    "Choose exclusively IDs that were provided",
+    "advertising, recommendations, navigation, newsletters, player interface, duplicates and"
+    " other non-editorial content, judged by meaning",
+    "paragraphs, headings, lists and quotations",
+    "links and common images that belong to the article",
+    "title, subtitle and author among their candidates",
+    "Invent no optional field",
+    "publication date and source URL are fixed deterministic decisions",
+    "any external knowledge",
+    "without relying on any word list",
+    "unambiguous defects of encoding, Unicode, spacing, corrupted punctuation or a small typo",
+    "preserve meaning and information exactly",
+    "no synonyms, no fluency or style edits",
+    "tone, names, numbers, dates, scores, facts or quotations",
+    "If in doubt, propose nothing and keep the original",
+    "target ID",
+    "exact original fragment",
+    "the replacement, a category and a short justification",
+    "free corrected text",
+    "a correction without its original",
+    'a "better" title',
+    "a clarity edit",
+    "a factual correction",
+    "a name normalized from your knowledge",
+    "a rewritten quotation",
+    "a change of language variety",
+)
+
+
+def _system(name: str) -> str:
+    from article_runtime.llm.render import render_messages
+
+    return render_messages(load_prompt(name), structural_context="", data="")[0]["content"]
+
+
+def test_hygiene_prompt_declares_every_instruction_of_the_spec() -> None:
+    system = " ".join(_system("article_content_hygiene").split())
+    assert [fragment for fragment in HYGIENE_DECLARES if fragment not in system] == []
+
+
+def _names_and_enums(schema: Any) -> set[str]:
+    if isinstance(schema, dict):
+        found = set(schema.get("properties", {})) | {f'"{v}"' for v in schema.get("enum", [])}
+        return found.union(*(_names_and_enums(v) for v in schema.values()))
+    if isinstance(schema, list):
+        return set().union(*(_names_and_enums(v) for v in schema))
+    return set()
+
+
+@pytest.mark.parametrize("name", PROMPT_NAMES)
+def test_prompt_carries_every_key_and_enum_of_its_output_schema(name: str) -> None:
+    """Spec 5.3 item 3: the compact schema in the prompt says everything the file does."""
+    names = _names_and_enums(contracts.load_schema(load_prompt(name).output_schema))
+    system = _system(name)
+    assert names and [n for n in names if n not in system] == []

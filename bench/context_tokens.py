@@ -1,0 +1,123 @@
+"""Where the hygiene context's tokens go, part by part (issue 13 section 2).
+
+Run: ``.venv/bin/python -m bench.context_tokens [--limit N] [--sets wcxb,aeb]``. Prints, per
+set, the median tokens of each part of the context and of the raw HTML, and the medians of
+the data and of the whole context over the HTML. Tokens are counted with
+``article_runtime.tokens`` (``o200k_base``); each part is counted on its own, so the parts add
+up to about the whole (a token can span two parts' boundary).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+from collections.abc import Iterable, Iterator
+
+from article_runtime import contracts
+from article_runtime.candidates import build_candidates
+from article_runtime.candidates.decode import decode_html
+from article_runtime.errors import InputError
+from article_runtime.hygiene_context import render_hygiene_context
+from article_runtime.llm.prompts import load_prompt
+from article_runtime.llm.render import context_text, hygiene_messages, split_prefix
+from article_runtime.model.candidates import CandidateSet
+from article_runtime.tokens import TOKENIZER, count_tokens
+from bench.run import SETS, Page
+
+SPEC = load_prompt("article_content_hygiene")
+# What a provider taking response_format json_schema also receives (llm/client.py), besides
+# the prompt: the output schema file itself, descriptions included.
+RESPONSE_FORMAT_TOKENS = count_tokens(
+    json.dumps(contracts.load_schema(SPEC.output_schema), separators=(",", ":"))
+)
+
+
+def _tokens_of_lines(data: str, ids: Iterable[str]) -> int:
+    """Tokens of the data lines that start with one of ``ids`` (``b7 ...``, ``b7: ...``)."""
+    heads = tuple(f"{i}{end}" for i in ids for end in (" ", ":"))
+    lines = [line for line in data.splitlines() if heads and line.startswith(heads)]
+    return count_tokens("\n".join(lines))
+
+
+def parts(candidates: CandidateSet) -> dict[str, int]:
+    """Tokens of each part of one article's hygiene context."""
+    messages = hygiene_messages(SPEC, candidates)
+    whole = context_text(messages)
+    prefix, _ = split_prefix(whole)
+    data = render_hygiene_context(candidates)
+    blocks = candidates.blocks
+    texts = count_tokens("\n".join(b.text for b in blocks))
+    meta = candidates.metadata_candidates
+    runs = [line for line in data.splitlines() if line.startswith("[")]
+    answer = messages[0]["content"].split("# Answer format\n", 1)[-1]
+    return {
+        "fixed: rules": count_tokens("\n".join(SPEC.common_rules)),
+        "fixed: responsibility": count_tokens(SPEC.responsibility),
+        "fixed: answer format and schema": count_tokens(answer),
+        "fixed: context instructions": count_tokens(SPEC.context_instructions),
+        "fixed prefix, cacheable": count_tokens(prefix),
+        "data": count_tokens(data),
+        "data: block text": texts,
+        "data: block framing": _tokens_of_lines(data, (b.id for b in blocks)) - texts,
+        "data: block IDs alone": count_tokens("\n".join(b.id for b in blocks)),
+        "data: extractor agreement": count_tokens("\n".join(runs)),
+        "data: metadata": _tokens_of_lines(
+            data, (c.id for group in (meta.title, meta.subtitle, meta.author) for c in group)
+        ),
+        "data: links": _tokens_of_lines(data, (link.id for link in candidates.links)),
+        "data: images": _tokens_of_lines(data, (image.id for image in candidates.images)),
+        "whole context": count_tokens(whole),
+        "not in whole: response_format schema": RESPONSE_FORMAT_TOKENS,
+    }
+
+
+def tally(pages: Iterator[Page]) -> dict[str, list[float]]:
+    rows: dict[str, list[float]] = {}
+    for page in pages:
+        try:
+            candidates = build_candidates(page.raw, url=page.url)
+        except InputError:
+            continue
+        html = max(1, count_tokens(decode_html(page.raw)))
+        counted = parts(candidates)
+        for name, value in counted.items():
+            rows.setdefault(name, []).append(value)
+        rows.setdefault("raw HTML", []).append(html)
+        rows.setdefault("data / HTML", []).append(counted["data"] / html)
+        rows.setdefault("whole / HTML", []).append(counted["whole context"] / html)
+        rows.setdefault("block text / HTML (the floor)", []).append(
+            counted["data: block text"] / html
+        )
+        rows.setdefault("(fixed prefix + block text) / HTML", []).append(
+            (counted["fixed prefix, cacheable"] + counted["data: block text"]) / html
+        )
+        rows.setdefault("pages with whole <= 10% of HTML", []).append(
+            float(counted["whole context"] <= 0.1 * html)
+        )
+    return rows
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--limit", type=int, default=None, help="first N pages per set")
+    parser.add_argument("--sets", default="wcxb,aeb", help="comma-separated set names")
+    args = parser.parse_args(argv)
+    results = {name: tally(SETS[name](args.limit)) for name in args.sets.split(",")}
+    labels = list(next(iter(results.values())))
+    width = max(map(len, labels))
+    print(f"{'median per article':<{width}} | " + " | ".join(f"{n:>7}" for n in results))
+    for label in labels:
+        average = statistics.fmean if label.startswith("pages") else statistics.median
+        cells = [average(rows.get(label) or [0.0]) for rows in results.values()]
+        share = "/" in label or label.startswith("pages")
+        shown = (f"{c:>7.3f}" if share else f"{c:>7.0f}" for c in cells)
+        print(f"{label:<{width}} | " + " | ".join(shown))
+    print(
+        f"tokens: {TOKENIZER}; each part counted alone; fixed = the same for every article; "
+        "medians per article, but 'pages with' is a share of the set's pages"
+    )
+
+
+if __name__ == "__main__":
+    main()
