@@ -34,6 +34,15 @@ def table_bytes(
     connection: KafkaConnection, topic: str, *, timeout_s: float = 60.0
 ) -> tuple[int, int]:
     """(keys, bytes of keys and values) in the table behind a changelog ``topic`` now."""
+    latest = live_records(connection, topic, timeout_s=timeout_s)
+    return len(latest), sum(len(key) + len(value) for key, value in latest.items())
+
+
+def live_records(
+    connection: KafkaConnection, topic: str, *, timeout_s: float = 60.0
+) -> dict[bytes, bytes]:
+    """The table behind a changelog ``topic`` now: each key's latest value, tombstones
+    applied."""
     consumer = Consumer(
         {
             **connection.confluent(),
@@ -42,14 +51,14 @@ def table_bytes(
         }
     )
     try:
-        latest: dict[bytes, int] = {}
+        latest: dict[bytes, bytes] = {}
         for message in _to_the_end(consumer, topic, timeout_s):
             key, value = message.key() or b"", message.value()
             if value is None:
                 latest.pop(key, None)  # a tombstone: the key was deleted
             else:
-                latest[key] = len(key) + len(value)
-        return len(latest), sum(latest.values())
+                latest[key] = value
+        return latest
     finally:
         consumer.close()
 

@@ -8,7 +8,16 @@ from __future__ import annotations
 
 import faust
 
-from agents import assembly, candidates, compensation, ecp_standin, enrichment, hygiene, ledger
+from agents import (
+    assembly,
+    candidates,
+    compensation,
+    ecp_standin,
+    enrichment,
+    hygiene,
+    ledger,
+    terminals,
+)
 from article_runtime.llm.policy import LLMRuntime
 from streams import views
 from streams.codec import AvroCodec
@@ -25,6 +34,7 @@ TABLE_AGENTS = {
     enrichment.JOIN_TABLE: "enrichment",
     ledger.STATUS_TABLE: "ledger",
     ledger.COUNTERS_TABLE: "ledger",
+    terminals.RECENT_TABLE: "terminals",
 }
 TABLES = tuple(TABLE_AGENTS)
 
@@ -35,6 +45,7 @@ def create_app(settings: WorkerSettings, llm: LLMRuntime | None) -> Wiring:
         broker=[f"kafka://{host}" for host in settings.connection.hosts],
         broker_credentials=settings.connection.faust_credentials(),
         store=settings.store,
+        datadir=settings.data_dir or "{conf.name}-data",  # Faust's own default
         web_port=settings.web_port,
         web_host=settings.web_host,
         topic_partitions=settings.partitions,
@@ -55,7 +66,7 @@ def create_app(settings: WorkerSettings, llm: LLMRuntime | None) -> Wiring:
     topics = {t.name: raw_topic(app, t) for t in TOPICS}
     tables = {name: table(app, name) for name in TABLES}
     w = Wiring(app, settings, AvroCodec(), topics, tables, llm, transport.work)
-    for module in (candidates, hygiene, assembly, compensation, enrichment, ledger):
+    for module in (candidates, hygiene, assembly, compensation, enrichment, ledger, terminals):
         module.register(w)
     if settings.ecp_standin is not None:
         ecp_standin.register(w, settings.ecp_standin)

@@ -7,6 +7,7 @@ connection (``streams.connection``) holds the SASL password and never shows it.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import socket
 from collections.abc import Callable, Mapping
@@ -21,6 +22,10 @@ WEB_PORT_ENV = "ARTICLE_RUNTIME_WEB_PORT"
 WEB_HOST_ENV = "ARTICLE_RUNTIME_WEB_HOST"
 CALLS_IN_FLIGHT_ENV = "ARTICLE_RUNTIME_CALLS_IN_FLIGHT"
 STORE_ENV = "ARTICLE_RUNTIME_STORE"
+DATA_DIR_ENV = "ARTICLE_RUNTIME_DATA_DIR"
+# Faust's table stores: in memory (rebuilt from the changelogs at every start), or RocksDB on
+# disk (python-rocksdict; a restart on the same disk reads only the changelogs' new records).
+STORES = ("memory://", "rocksdb://")
 SESSION_TIMEOUT_ENV = "ARTICLE_RUNTIME_SESSION_TIMEOUT_S"
 RETENTION_ENV = "ARTICLE_RUNTIME_STATE_RETENTION_H"
 REPLICATION_ENV = "ARTICLE_RUNTIME_REPLICATION_FACTOR"
@@ -64,7 +69,10 @@ class WorkerSettings:
     # Partitions of the topics the worker creates. Topics that exist keep theirs: the worker
     # runs with the count it finds (``streams.partitions``), and this is what it then holds.
     partitions: int = PARTITIONS
-    store: str = "memory://"  # Faust table store; "rocksdb://" where python-rocksdict exists
+    store: str = "memory://"  # Faust table store (STORES); the chart runs "rocksdb://"
+    # Where Faust keeps the tables' local state (RocksDB files): the chart mounts a volume
+    # there. None: Faust's default, "<app id>-data" in the working directory.
+    data_dir: str | None = None
     ecp_standin: StandInEntity | None = None
 
     @property
@@ -92,9 +100,18 @@ class WorkerSettings:
             retention_h=_positive(env, RETENTION_ENV, cls.retention_h, float),
             replication_factor=_positive(env, REPLICATION_ENV, cls.replication_factor),
             partitions=_positive(env, PARTITIONS_ENV, cls.partitions),
-            store=env.get(STORE_ENV, cls.store),
+            store=_store(env.get(STORE_ENV, "").strip() or cls.store),
+            data_dir=env.get(DATA_DIR_ENV, "").strip() or None,
             ecp_standin=StandInEntity(qid, name) if qid else None,
         )
+
+
+def _store(url: str) -> str:
+    if url not in STORES:
+        raise SettingsError(f"{STORE_ENV} must be one of {', '.join(STORES)}, not {url!r}")
+    if url == "rocksdb://" and importlib.util.find_spec("rocksdict") is None:
+        raise SettingsError(f"{STORE_ENV}=rocksdb:// needs the rocksdict package")
+    return url
 
 
 def _positive(env: Mapping[str, str], name: str, default: N, kind: Callable[[str], N] = int) -> N:

@@ -12,7 +12,8 @@ and 404 for articles it knows.
   partition (other workers proxy the request). Faust's own ``table_route`` is not used: it
   hashes the table's JSON-serialized key, which lands on another partition than the raw key,
   and its topic variant fails until the worker has produced to that topic.
-- ``/compensations/``: compensation counts by stage, kind and reason on this worker.
+- ``/compensations/``: compensation counts by stage, kind and reason on this worker; each
+  terminal reason also lists ``recent``: its latest articles (``agents.terminals``, bounded).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from faust.tables.manager import TableManager
 from faust.web import Request, Response, View
 
 from agents.ledger import COUNTERS_TABLE, STATUS_TABLE
+from agents.terminals import RECENT_TABLE, recent
 from streams.topics import ARTICLE_INGESTED, partition_of
 from streams.wiring import Wiring
 
@@ -85,11 +87,15 @@ def register(w: Wiring) -> None:
         if not serving(w):
             return web.json(RECOVERING, status=503)
         partitions, totals = local_counters()
+        latest = recent(w.tables[RECENT_TABLE].items(), partitions)
         reasons = []
         for name, count in totals.items():
             if name.startswith(COMPENSATION_PREFIX):
                 stage, kind, reason = name[len(COMPENSATION_PREFIX) :].split("/", 2)
-                reasons.append({"stage": stage, "kind": kind, "reason": reason, "count": count})
+                row: dict[str, Any] = {"stage": stage, "kind": kind, "reason": reason}
+                if kind == "terminal":
+                    row["recent"] = latest.get((stage, reason), [])
+                reasons.append({**row, "count": count})
         return web.json({"partitions": partitions, "reasons": reasons})
 
     @app.page("/articles/{article_id}/")
