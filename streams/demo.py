@@ -113,7 +113,7 @@ def run(samples: Path, *, timeout_s: float) -> int:
         (port,) = free_ports(1)
         env = {ECP_STANDIN_QID_ENV: DEMO_ENTITY[0], ECP_STANDIN_NAME_ENV: DEMO_ENTITY[1]}
         log = Path(work) / "worker.log"
-        print(f"broker {kafka}; worker web views on http://127.0.0.1:{port}/counters/")
+        print(f"broker {kafka.bootstrap}; worker web views on http://127.0.0.1:{port}/counters/")
         with WorkerProcess(kafka, web_port=port, log_path=log, env=env) as worker:
             worker.start()
             started = time.monotonic()

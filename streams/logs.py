@@ -305,7 +305,7 @@ def configure(settings: LogSettings, secrets: Iterable[str]) -> None:
 
 def effective_settings(
     worker: Mapping[str, Any],
-    kafka: Mapping[str, str],
+    kafka: Mapping[str, object],
     providers: ProviderConfig | None,
     *,
     tracing: str,

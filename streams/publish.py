@@ -1,20 +1,21 @@
 """Publish HTML files to ``article.ingested`` the way ingestion does (demo and tests).
 
-``python -m streams.publish FILE_OR_DIR...`` uses ``KAFKA_BOOTSTRAP_SERVERS``. The article ID is
+``python -m streams.publish FILE_OR_DIR...`` reaches the cluster ``streams.connection`` reads
+from the environment (``KAFKA_BOOTSTRAP_SERVERS`` and the security settings). The article ID is
 the file name without its extensions; gzip files are sent as they are (the decoder inflates).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from confluent_kafka import Producer
 
 from streams.codec import AvroCodec
-from streams.local_kafka import BOOTSTRAP_ENV
+from streams.connection import KafkaConnection
+from streams.preflight import connect_from_env
 from streams.records import now
 from streams.topics import ARTICLE_INGESTED, MAX_MESSAGE_BYTES, PRODUCER_CONFIG, message_key
 
@@ -50,12 +51,12 @@ def article_id_of(path: Path) -> str:
     return name
 
 
-def publish(bootstrap: str, records: Iterable[dict[str, object]]) -> int:
+def publish(connection: KafkaConnection, records: Iterable[dict[str, object]]) -> int:
     """Produce every record and wait for the broker; returns how many were sent."""
     codec = AvroCodec()
     producer = Producer(
         {
-            "bootstrap.servers": bootstrap,
+            **connection.confluent(),
             "message.max.bytes": MAX_MESSAGE_BYTES,
             "log_level": 3,  # the broker we just started may still be loading: not news
             **PRODUCER_CONFIG,
@@ -85,14 +86,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m streams.publish", description=__doc__)
     parser.add_argument("paths", nargs="+", type=Path)
     args = parser.parse_args(argv)
-    bootstrap = os.environ.get(BOOTSTRAP_ENV)
-    if not bootstrap:
-        parser.error(f"{BOOTSTRAP_ENV} is unset")
+    connection = connect_from_env(parser.prog)
     files = html_files(args.paths)
     records = (
         ingested_record(article_id_of(p), f"file://{p.resolve()}", p.read_bytes()) for p in files
     )
-    print(f"published {publish(bootstrap, records)} articles")
+    print(f"published {publish(connection, records)} articles")
     return 0
 
 

@@ -14,7 +14,8 @@ and 404 for articles it knows.
   partition (other workers proxy the request). Faust's own ``table_route`` is not used: it
   hashes the table's JSON-serialized key, which lands on another partition than the raw key,
   and its topic variant fails until the worker has produced to that topic.
-- ``/compensations/``: compensation counts by stage, kind and reason on this worker.
+- ``/compensations/``: compensation counts by stage, kind and reason on this worker; each
+  terminal reason also lists ``recent``: its latest articles (``agents.terminals``, bounded).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from faust.tables.manager import TableManager
 from faust.web import Request, Response, View
 
 from agents.ledger import COUNTERS_TABLE, STATUS_TABLE
+from agents.terminals import RECENT_TABLE, recent
 from streams.health import reasons_now
 from streams.topics import ARTICLE_INGESTED, partition_of
 from streams.wiring import Wiring
@@ -98,11 +100,15 @@ def register(w: Wiring) -> None:
         if not serving(w):
             return web.json(RECOVERING, status=503)
         partitions, totals = local_counters()
+        latest = recent(w.tables[RECENT_TABLE].items(), partitions)
         reasons = []
         for name, count in totals.items():
             if name.startswith(COMPENSATION_PREFIX):
                 stage, kind, reason = name[len(COMPENSATION_PREFIX) :].split("/", 2)
-                reasons.append({"stage": stage, "kind": kind, "reason": reason, "count": count})
+                row: dict[str, Any] = {"stage": stage, "kind": kind, "reason": reason}
+                if kind == "terminal":
+                    row["recent"] = latest.get((stage, reason), [])
+                reasons.append({**row, "count": count})
         return web.json({"partitions": partitions, "reasons": reasons})
 
     @app.page("/articles/{article_id}/")
@@ -110,7 +116,7 @@ def register(w: Wiring) -> None:
         """Answered by the worker that owns the article's partition, proxied from any other."""
         if not serving(w):
             return web.json(RECOVERING, status=503)
-        partition = partition_of(article_id)
+        partition = partition_of(article_id, w.settings.partitions)
         if partition not in local_partitions(w):
             owner = owner_url(w, partition)
             if owner in (None, str(app.conf.canonical_url)):

@@ -33,7 +33,7 @@ from streams.logs import article_scope, log_compensation, note_record
 from streams.metrics import FlowMetrics
 from streams.settings import WorkerSettings
 from streams.tables import StateTable
-from streams.topics import ARTICLE_COMPENSATION, BY_NAME, PARTITIONS, Topic, message_key
+from streams.topics import ARTICLE_COMPENSATION, BY_NAME, Topic, message_key
 
 _log = logging.getLogger(__name__)
 Event = EventT[bytes]  # every topic carries raw Avro bytes, decoded by our codec
@@ -43,7 +43,7 @@ def raw_topic(app: faust.App, *topics: Topic) -> faust.TopicT:
     """A raw-bytes channel over ``topics``: values are decoded by our codec, not Faust's."""
     return app.topic(
         *(t.name for t in topics),
-        partitions=PARTITIONS,
+        partitions=app.conf.topic_partitions,  # the count the worker found (streams.partitions)
         key_serializer="raw",
         value_serializer="raw",
     )

@@ -11,8 +11,9 @@ from collections.abc import Sequence
 
 from article_runtime.cli import Commands
 from article_runtime.cli import main as core_main
+from streams.cli import redrive
 
-KAFKA_COMMANDS: tuple[Commands, ...] = ()
+KAFKA_COMMANDS: tuple[Commands, ...] = (redrive.add,)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

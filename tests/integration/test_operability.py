@@ -103,7 +103,7 @@ def test_metrics_equal_what_the_flow_did_and_the_json_log_follows_each_article(
             )
             lags = {k: v for (n, k), v in got.items() if n == "article_runtime_consumer_lag"}
             assert len(lags) >= 3 * 6 and set(lags.values()) == {0}  # every flow partition
-            assert lag_by_partition(kafka_flow.bootstrap, "article-runtime-it") == {}
+            assert lag_by_partition(kafka_flow.connection, "article-runtime-it") == {}
             assert total(got, "article_runtime_table_keys", table="hygiene_ladder") == len(ids)
             assert total(got, "article_runtime_ready") == 1
             assert total(got, "faust_messages_received_total") > 0  # Faust's own sensor
@@ -180,7 +180,7 @@ def test_readiness_fails_while_the_broker_is_down_and_nothing_published_before_i
     with _fault_flow(tmp_path) as (broker, provider_url, server):
         # A second per answer: most articles are still in flight when the broker stops.
         server.respond_with(delayed(responder(cases, PRIMARY, FALLBACK), 1.0))
-        f = Flow(broker.address, tmp_path, provider_url)
+        f = Flow(broker.connection, tmp_path, provider_url)
         worker = f.worker("w1", app_id=APP_ID, settings=JSON_LOGS)
         try:
             worker.start(timeout_s=120)
@@ -188,7 +188,7 @@ def test_readiness_fails_while_the_broker_is_down_and_nothing_published_before_i
                 200,
                 {"ready": True, "reasons": [], "app": APP_ID},
             )
-            with Watcher(broker.address, ids) as watcher:
+            with Watcher(broker.connection, ids) as watcher:
                 f.publish_cases(cases)
                 while watcher.settled < 2:
                     watcher.check()

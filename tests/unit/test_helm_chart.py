@@ -54,9 +54,9 @@ def objects(*args: str) -> dict[str, dict[str, Any]]:
 @needs_helm
 def test_defaults_render_probes_on_liveness_and_readiness_a_pdb_and_json_logs() -> None:
     rendered = objects(*BASE)
-    assert {"Deployment", "ConfigMap", "Service", "PodDisruptionBudget"} <= set(rendered)
+    assert {"StatefulSet", "ConfigMap", "Service", "PodDisruptionBudget"} <= set(rendered)
     assert not {"ServiceMonitor", "ScaledObject", "dashboard"} & set(rendered)
-    deployment = rendered["Deployment"]
+    deployment = rendered["StatefulSet"]
     assert deployment["spec"]["replicas"] == 1
     (container,) = deployment["spec"]["template"]["spec"]["containers"]
     paths = {
@@ -77,13 +77,14 @@ def test_defaults_render_probes_on_liveness_and_readiness_a_pdb_and_json_logs() 
 @needs_helm
 def test_every_optional_object_renders_and_keda_owns_the_replicas() -> None:
     rendered = objects(*EVERYTHING)
-    assert "replicas" not in rendered["Deployment"]["spec"]
+    assert "replicas" not in rendered["StatefulSet"]["spec"]
     (endpoint,) = rendered["ServiceMonitor"]["spec"]["endpoints"]
     assert (endpoint["port"], endpoint["path"]) == ("web", "/metrics")
     service_ports = [p["name"] for p in rendered["Service"]["spec"]["ports"]]
     assert endpoint["port"] in service_ports
     scaled = rendered["ScaledObject"]["spec"]
-    assert scaled["scaleTargetRef"]["name"] == rendered["Deployment"]["metadata"]["name"]
+    assert scaled["scaleTargetRef"]["kind"] == "StatefulSet"
+    assert scaled["scaleTargetRef"]["name"] == rendered["StatefulSet"]["metadata"]["name"]
     assert scaled["maxReplicaCount"] == 3  # the partition count
     (trigger,) = scaled["triggers"]
     assert trigger["type"] == "kafka"
