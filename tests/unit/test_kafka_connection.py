@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from confluent_kafka import KafkaError
 from faust.auth import SASLCredentials
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from streams.connection import (
@@ -96,10 +96,14 @@ def test_a_child_process_reads_back_the_same_connection(
 
 @given(password=secrets)
 def test_the_password_never_shows(password: str) -> None:
+    def shown(connection: KafkaConnection) -> str:
+        return repr(connection) + str(connection.masked()) + repr(connection.faust_credentials())
+
+    # A password that is part of what shows for any password ("None", "SASL") proves nothing.
+    assume(password not in shown(KafkaConnection.from_env(SASL)))
     connection = KafkaConnection.from_env({**SASL, "KAFKA_SASL_PASSWORD": password})
     assert connection.confluent()["sasl.password"] == password
-    for shown in (repr(connection), str(connection.masked()), repr(connection.faust_credentials())):
-        assert password not in shown
+    assert password not in shown(connection)
 
 
 def test_every_client_gets_the_security_settings(ca: str) -> None:
