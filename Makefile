@@ -40,9 +40,11 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m bench.run
 
-## Whole-flow throughput: local broker, one worker, instant scripted provider (prints articles/s).
+## Whole-flow throughput: local broker, 1, 2 and 3 workers side by side (WORKERS=1,2,3), instant
+## scripted provider; prints articles/s and the CPU of workers and broker.
+WORKERS ?= 1,2,3
 bench-stream: $(STAMP)
-	$(BIN)/python -m bench.stream_throughput
+	$(BIN)/python -m bench.stream_throughput --workers $(WORKERS)
 
 ## Faults on the real broker, 20 runs of each scenario (broker restart, workers joining and
 ## leaving, a SIGKILL during a rebalance): prints runs passed, articles lost, runs stuck.

@@ -25,6 +25,7 @@ from agents.ladder import (
     is_redelivery,
     new_state,
     next_rung,
+    reopens,
     upgraded,
 )
 from agents.versions import compared
@@ -76,11 +77,12 @@ def assembly_step(
 ) -> tuple[list[Emit], dict[str, Any] | None]:
     """The outputs for one proposal and the ladder's new state (None: nothing changes)."""
     article_id, rung, version = proposal["article_id"], proposal["role"], proposal.get("version")
+    attempt: int = proposal["attempt"]
     state = upgraded(state)
     passage = gate(state, version, proposal["html_hash"], proposal["attempt"])
     if passage == "stale":
         return [], None
-    if passage == "fresh" or state is None:
+    if passage == "fresh" or state is None or reopens(state, proposal["attempt"]):
         state = new_state(rung, version, proposal["html_hash"])
     if is_redelivery(state, rung):
         return [], None
@@ -93,7 +95,9 @@ def assembly_step(
         hashes = judged.hashes.model_copy(update={"source_html": proposal["html_hash"]})
         article = judged.model_copy(update={"hashes": hashes})
         settled = f"assembled:{article.path}:{hashes.markdown}"
-        state_after = advanced(state, rung, attempt_records(new), next_=None, settled=settled)
+        state_after = advanced(
+            state, rung, attempt_records(new), next_=None, settled=settled, attempt=attempt
+        )
         emit = Emit(ARTICLE_ASSEMBLED, article_id, assembled_record(article, version=version))
         return [emit], state_after
     reason, attempts = judged
@@ -114,7 +118,9 @@ def assembly_step(
         version=version,
     )
     ended = None if following else f"terminal:{reason}"
-    state_after = advanced(state, rung, attempt_records(new), next_=following, settled=ended)
+    state_after = advanced(
+        state, rung, attempt_records(new), next_=following, settled=ended, attempt=attempt
+    )
     return [Emit(ARTICLE_COMPENSATION, article_id, event)], state_after
 
 

@@ -109,7 +109,7 @@ def register(w: Wiring) -> None:
 
     async def handle(event: Event, record: dict[str, Any]) -> list[Emit]:
         message = event.message
-        partitions = partition_count(w.app, ARTICLE_INGESTED)
+        partitions = partition_count(w.app, ARTICLE_INGESTED, w.settings.partitions)
         why = misrouted(message.key, record["article_id"], message.partition, partitions)
         if why is not None:
             return [misrouted_step(record, origin(event), why)]

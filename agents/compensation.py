@@ -2,7 +2,9 @@
 
 Stateless: the event carries the candidate set the next rung needs (``retry``). The ladder is
 bounded by the assembly agent, which names at most two fallbacks per article; terminal events
-stay on the compensation topic for people and the ledger.
+stay on the compensation topic for people and the ledger. An operator's redrive
+(``article-runtime redrive``, ``streams.redrive``) of a hygiene terminal is one more fallback
+event, numbered after the ladder's attempts, so it becomes a request here like any other.
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from streams.wiring import Emit, Event, Wiring
 
 
 def compensation_step(event: dict[str, Any]) -> list[Emit]:
-    """The next rung's request for a fallback event; nothing for a terminal one."""
-    if event["kind"] != "fallback":
+    """The next rung's request for a hygiene fallback event (a redrive's included); nothing
+    for a terminal one, nor for an enrichment redrive (the enrichment agent's to act on)."""
+    if event["kind"] != "fallback" or event["stage"] == "enrichment":
         return []
     article_id, retry = event["article_id"], event.get("retry")
     if retry is None or event["next_attempt"] is None:

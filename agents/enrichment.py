@@ -16,7 +16,12 @@ The table keeps what the join needs per article, and no article text:
 - ``article``: where that version's assembled record sits (``partition``, ``offset``) and its
   Markdown hash. The record is read back from ``article.assembled`` when a verdict comes later.
 - ``verdicts``: ``"<QID>@<article hash the classifier judged, or ''>"`` -> entity.
-- ``results``: ``"<QID>@<article hash>"`` -> the stored outcome (the result as JSON text).
+- ``results``: ``"<QID>@<article hash>"`` -> the stored outcome (the result as JSON text;
+  ``redrive``: the offset of the operator's redrive that produced it, if one did).
+
+An operator's redrive of an entity's terminal failure (``article-runtime redrive --stage
+enrichment``) arrives as a fallback event on the compensation topic; it replaces the stored
+failure of the version held by a new attempt, and never enriches an entity twice.
 """
 
 from __future__ import annotations
@@ -154,6 +159,8 @@ class EnrichmentJoin:
                 emits = await self.on_assembled(record, at)
             elif topic == ECP_VERDICT.name:
                 emits = await self.on_verdict(record)
+            elif is_redrive(record):
+                emits = await self.on_redrive(record, at[1])
             else:
                 emits = await self.on_compensation(record)
             # Faust does not flush table changes before it commits offsets: without this, a
@@ -199,6 +206,48 @@ class EnrichmentJoin:
             return AssembledArticle.model_validate(ref["inline"])
         return await self.read(ref)
 
+    async def on_redrive(self, record: dict[str, Any], offset: int) -> list[Emit]:
+        """An operator's redrive (at ``offset`` of its partition) of one entity's terminal.
+
+        The stored failure of the version held is dropped and the entity enriched again, once:
+        a stored result that is a success is never redone (no second enrichment), and one this
+        redrive already produced is produced again (a redelivery). A redrive of another
+        version, or of an article no longer held (retention), changes nothing.
+        """
+        article_id, entity = record["article_id"], record.get("entity")
+        state = self._state(article_id)
+        if entity is None or state is None or state["article"] is None:
+            return []
+        if compared(record.get("version"), state["version"]) != "same":
+            return []
+        markdown_hash = state["article"]["hash"]
+        result_key = f"{entity['qid']}@{markdown_hash}"
+        stored = state["results"].get(result_key)
+        if stored is not None and stored.get("redrive", -1) >= offset:
+            return [result_emit(stored)]  # this redrive's own outcome, redelivered
+        if stored is not None and stored["kind"] == "enriched":
+            return []
+        verdict = next(
+            (
+                key
+                for key in state["verdicts"]
+                if key.rpartition("@")[0] == entity["qid"]
+                and key.rpartition("@")[2] in ("", markdown_hash)
+            ),
+            f"{entity['qid']}@{markdown_hash}",
+        )
+        results = {k: v for k, v in state["results"].items() if k != result_key}
+        state = {
+            **state,
+            "verdicts": {**state["verdicts"], verdict: state["verdicts"].get(verdict, entity)},
+            "results": results,
+        }
+        self.table[article_id] = state
+        ref = state["article"]
+        return await self._settle(
+            article_id, state, lambda: self._article(ref), only=verdict, redrive=offset
+        )
+
     async def on_compensation(self, record: dict[str, Any]) -> list[Emit]:
         """A newer version that ended in hygiene closes the join for older versions."""
         version = record.get("version")
@@ -217,11 +266,13 @@ class EnrichmentJoin:
         load: Callable[[], Awaitable[AssembledArticle]],
         *,
         only: str | None = None,
+        redrive: int | None = None,
     ) -> list[Emit]:
         """Enrich the approved entities of the article held (``only`` one verdict, or all).
 
         A stored result is produced again rather than recomputed: this input may be a
         redelivery whose first output never reached the broker. A failure names its entity.
+        A new result made for a ``redrive`` (its offset) is stamped with it.
         """
         markdown_hash = state["article"]["hash"]
         emits, done = [], set()
@@ -238,6 +289,8 @@ class EnrichmentJoin:
                 try:
                     who = Entity.model_validate(entity)
                     stored = await self._enriched(article_id, state, load, who)
+                    if redrive is not None:
+                        stored = {**stored, "redrive": redrive}
                     state = {**state, "results": {**state["results"], result_key: stored}}
                     self.table[article_id] = state
                     await self.confirm(article_id)  # durable before anyone sees it
@@ -269,6 +322,12 @@ class EnrichmentJoin:
         else:
             outcome = await self.enrich(article, entity)
         return {**outcome, "version": state["version"]}
+
+
+def is_redrive(event: dict[str, Any]) -> bool:
+    """An operator's redrive of an enrichment terminal (``streams.redrive``): the one
+    fallback event the enrichment stage has."""
+    return bool(event["kind"] == "fallback" and event["stage"] == "enrichment")
 
 
 def failed(
@@ -308,7 +367,7 @@ async def _ready(article: AssembledArticle) -> AssembledArticle:
 
 def reader_of(w: Wiring) -> tuple[ReadArticle, TopicReader]:
     """Reads assembled articles back from their topic."""
-    topic = TopicReader(w.settings.bootstrap, ARTICLE_ASSEMBLED.name)
+    topic = TopicReader(w.settings.connection, ARTICLE_ASSEMBLED.name)
 
     async def read(ref: dict[str, Any]) -> AssembledArticle:
         value = await topic.read(ref["partition"], ref["offset"])
@@ -332,14 +391,24 @@ def register(w: Wiring) -> None:
     async def handle(event: Event, record: dict[str, Any]) -> list[Emit]:
         message = event.message
         if message.topic == ECP_VERDICT.name:  # the classifier's producer is not ours
-            partitions = partition_count(w.app, ECP_VERDICT)
+            partitions = partition_count(w.app, ECP_VERDICT, w.settings.partitions)
             why = misrouted(message.key, record["article_id"], message.partition, partitions)
             if why is not None:
                 return [misrouted_verdict(record, origin(event), why)]
         return await join.on_message(message.topic, record, (message.partition, message.offset))
 
-    async def learn(record: dict[str, Any]) -> None:
-        await join.on_message(ARTICLE_COMPENSATION.name, record, (0, 0))
+    def learner(event: Event) -> Callable[[dict[str, Any]], Awaitable[None]]:
+        at = (event.message.partition, event.message.offset)
+
+        async def learn(record: dict[str, Any]) -> None:
+            # Only a redrive has outputs (its new enrichment); other events change state.
+            await w.publish(await join.on_message(ARTICLE_COMPENSATION.name, record, at))
+
+        return learn
+
+    async def watched(event: Event) -> None:
+        # As ``w.process`` does: a rebalance abandons a redrive's model call.
+        await w.work.run(event.message, watch(w, event, learner(event)))
 
     @w.app.agent(w.topic(ARTICLE_ASSEMBLED, ECP_VERDICT, ARTICLE_COMPENSATION), name="enrichment")
     async def enrichment(stream: faust.StreamT[bytes]) -> None:
@@ -348,6 +417,6 @@ def register(w: Wiring) -> None:
         async for event in manual.events():
             table.expire(event.message.partition, w.settings.retention_s)
             if event.message.topic == ARTICLE_COMPENSATION.name:
-                await window.submit(event, watch(w, event, learn))
+                await window.submit(event, watched(event))
             else:
                 await window.submit(event, w.process(event, "enrichment", handle))

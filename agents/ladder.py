@@ -7,7 +7,9 @@ judged, or for an article already settled, is a redelivery and changes nothing.
 The state belongs to one version of the article (``agents.versions``) and holds only what the
 next decision needs: the version, the page's HTML hash, the rung awaited, how it settled, and
 the attempts so far while a rung is awaited (the outputs carry them; a settled ladder drops
-them). A proposal of an older version is dropped; a newer version starts a fresh ladder.
+them), and the number of the last request judged. A proposal of an older version is dropped;
+a newer version starts a fresh ladder; a redrive (an operator's new attempt, numbered after
+the last one) starts a fresh ladder for the same version once it has ended terminal.
 """
 
 from __future__ import annotations
@@ -73,6 +75,15 @@ def gate(
     return "fresh" if attempt == 1 else "stale"
 
 
+def reopens(state: dict[str, Any] | None, attempt: int) -> bool:
+    """True when a proposal numbered ``attempt`` is a redrive of this version's terminal
+    ladder: an operator asked for a new attempt (``streams.redrive``), numbered after every
+    attempt the ladder judged. A redelivered proposal of the ladder's own run never is."""
+    if state is None or not str(state.get("settled") or "").startswith("terminal:"):
+        return False
+    return attempt > int(state.get("attempt") or len(RUNGS))
+
+
 def is_redelivery(state: dict[str, Any] | None, rung: Rung) -> bool:
     """True when a proposal for ``rung`` has nothing left to decide."""
     return state is not None and state["awaiting"] != rung  # settled: awaiting nothing
@@ -85,15 +96,18 @@ def advanced(
     *,
     next_: Rung | None,
     settled: str | None,
+    attempt: int | None = None,
 ) -> dict[str, Any]:
-    """The state after judging ``rung``: the next rung awaited, or the version settled (its
-    attempts are on the output, so a settled state keeps none)."""
-    return {
+    """The state after judging ``rung`` (request number ``attempt``): the next rung awaited,
+    or the version settled (its attempts are on the output, so a settled state keeps none).
+    The number judged last is kept: a redrive's attempts come after it (``reopens``)."""
+    after = {
         **state,
         "awaiting": next_ if settled is None else None,
         "settled": settled,
         "attempts": [] if settled else [*state["attempts"], *attempts],
     }
+    return after if attempt is None else {**after, "attempt": attempt}
 
 
 def closed(version: Version, reason: str) -> dict[str, Any]:

@@ -14,6 +14,8 @@ from pathlib import Path
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Message, TopicPartition
 
+from streams.connection import KafkaConnection
+
 
 def rss_bytes(pid: int) -> int:
     """Resident set size of a live process (Linux ``VmRSS``)."""
@@ -28,24 +30,35 @@ def changelog_topic(app_id: str, table: str) -> str:
     return f"{app_id}-{table}-changelog"
 
 
-def table_bytes(bootstrap: str, topic: str, *, timeout_s: float = 60.0) -> tuple[int, int]:
+def table_bytes(
+    connection: KafkaConnection, topic: str, *, timeout_s: float = 60.0
+) -> tuple[int, int]:
     """(keys, bytes of keys and values) in the table behind a changelog ``topic`` now."""
+    latest = live_records(connection, topic, timeout_s=timeout_s)
+    return len(latest), sum(len(key) + len(value) for key, value in latest.items())
+
+
+def live_records(
+    connection: KafkaConnection, topic: str, *, timeout_s: float = 60.0
+) -> dict[bytes, bytes]:
+    """The table behind a changelog ``topic`` now: each key's latest value, tombstones
+    applied."""
     consumer = Consumer(
         {
-            "bootstrap.servers": bootstrap,
+            **connection.confluent(),
             "group.id": f"table-bytes-{uuid.uuid4().hex}",
             "enable.auto.commit": False,
         }
     )
     try:
-        latest: dict[bytes, int] = {}
+        latest: dict[bytes, bytes] = {}
         for message in _to_the_end(consumer, topic, timeout_s):
             key, value = message.key() or b"", message.value()
             if value is None:
                 latest.pop(key, None)  # a tombstone: the key was deleted
             else:
-                latest[key] = len(key) + len(value)
-        return len(latest), sum(latest.values())
+                latest[key] = value
+        return latest
     finally:
         consumer.close()
 

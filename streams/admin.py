@@ -1,5 +1,9 @@
 """Create the topics of ``streams.topics`` on a cluster (idempotent), for the worker, tests, demo.
 
+Missing topics are created with the partition count asked for, unless some of them exist:
+then with the count those have (``streams.partitions.found_count``), so a worker never adds
+topics that cannot join the ones already there. Existing topics keep their count.
+
 Every topic gets the message size its largest record needs (``MAX_MESSAGE_BYTES``), the
 broker's 1 MiB default being far too small for a 5 MiB page's candidate set. Topics that exist
 with less (created by an earlier release, or by hand) are raised to it; nothing else about an
@@ -20,39 +24,62 @@ from confluent_kafka.admin._config import (  # typed here; the admin re-export i
 )
 from confluent_kafka.cimpl import NewTopic  # typed here; the admin re-export is not
 
-from streams.topics import MAX_MESSAGE_BYTES, TOPICS, Topic
+from streams.connection import KafkaConnection
+from streams.partitions import found_count
+from streams.topics import MAX_MESSAGE_BYTES, PARTITIONS, TOPICS, Topic
 
 SIZE = "max.message.bytes"
 
 
 def ensure_topics(
-    bootstrap: str,
+    connection: KafkaConnection,
     topics: Iterable[Topic] = TOPICS,
     *,
+    partitions: int = PARTITIONS,
     replication_factor: int = 1,
     timeout_s: float = 30.0,
-) -> None:
-    """Create missing topics; raise the message size of existing ones that allow less."""
-    admin = AdminClient({"bootstrap.servers": bootstrap})
+) -> dict[str, int]:
+    """Create missing topics; raise the message size of existing ones that allow less.
+
+    Returns each topic's partition count as the cluster has it now."""
+    admin = AdminClient(connection.confluent())
+    names = [t.name for t in topics]
+    existing = partition_counts(admin, names, timeout_s=timeout_s)
+    count = found_count(existing, partitions)
     wanted = [
         NewTopic(
-            t.name,
-            num_partitions=t.partitions,
+            name,
+            num_partitions=count,
             replication_factor=replication_factor,
             config={SIZE: str(MAX_MESSAGE_BYTES)},
         )
-        for t in topics
+        for name in names
+        if name not in existing
     ]
-    futures = admin.create_topics(wanted, operation_timeout=timeout_s, request_timeout=timeout_s)
-    existing = []
-    for name, future in futures.items():
-        try:
-            future.result(timeout=timeout_s)
-        except KafkaException as error:
-            if error.args[0].code() != KafkaError.TOPIC_ALREADY_EXISTS:
-                raise
-            existing.append(name)
-    raise_message_size(admin, existing, timeout_s=timeout_s)
+    if wanted:
+        futures = admin.create_topics(
+            wanted, operation_timeout=timeout_s, request_timeout=timeout_s
+        )
+        for future in futures.values():
+            try:
+                future.result(timeout=timeout_s)
+            except KafkaException as error:  # another worker created it meanwhile
+                if error.args[0].code() != KafkaError.TOPIC_ALREADY_EXISTS:
+                    raise
+    raise_message_size(admin, list(existing), timeout_s=timeout_s)
+    return partition_counts(admin, names, timeout_s=timeout_s)
+
+
+def partition_counts(
+    admin: AdminClient, names: Iterable[str], *, timeout_s: float = 30.0
+) -> dict[str, int]:
+    """The partition count of each topic of ``names`` that exists."""
+    listed = admin.list_topics(timeout=timeout_s).topics
+    return {
+        name: len(listed[name].partitions)
+        for name in names
+        if name in listed and listed[name].error is None
+    }
 
 
 def message_sizes(admin: AdminClient, names: Iterable[str], *, timeout_s: float) -> dict[str, int]:

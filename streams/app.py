@@ -8,32 +8,50 @@ from __future__ import annotations
 
 import faust
 
-from agents import assembly, candidates, compensation, ecp_standin, enrichment, hygiene, ledger
+from agents import (
+    assembly,
+    candidates,
+    compensation,
+    ecp_standin,
+    enrichment,
+    hygiene,
+    ledger,
+    terminals,
+)
 from article_runtime.llm.policy import LLMRuntime
-from streams import views
+from streams import health, views
 from streams.codec import AvroCodec
 from streams.consumer import FlowControl, Transport
+from streams.metrics import FlowMetrics
 from streams.settings import WorkerSettings
 from streams.tables import table
-from streams.topics import MAX_MESSAGE_BYTES, PARTITIONS, TOPICS
+from streams.topics import MAX_MESSAGE_BYTES, TOPICS
 from streams.wiring import Wiring, raw_topic
 
-TABLES = (
-    assembly.LADDER_TABLE,
-    enrichment.JOIN_TABLE,
-    ledger.STATUS_TABLE,
-    ledger.COUNTERS_TABLE,
-)
+# The agent that keeps each table: a table's changelog follows that agent's input partitions,
+# so it is read together with them and must have their partition count (``joined``).
+TABLE_AGENTS = {
+    assembly.LADDER_TABLE: "assembly",
+    enrichment.JOIN_TABLE: "enrichment",
+    ledger.STATUS_TABLE: "ledger",
+    ledger.COUNTERS_TABLE: "ledger",
+    terminals.RECENT_TABLE: "terminals",
+}
+TABLES = tuple(TABLE_AGENTS)
 
 
-def create_app(settings: WorkerSettings, llm: LLMRuntime | None) -> Wiring:
+def create_app(
+    settings: WorkerSettings, llm: LLMRuntime | None, metrics: FlowMetrics | None = None
+) -> Wiring:
     app = faust.App(
         settings.app_id,
-        broker=[f"kafka://{host.strip()}" for host in settings.bootstrap.split(",")],
+        broker=[f"kafka://{host}" for host in settings.connection.hosts],
+        broker_credentials=settings.connection.faust_credentials(),
         store=settings.store,
+        datadir=settings.data_dir or "{conf.name}-data",  # Faust's own default
         web_port=settings.web_port,
         web_host=settings.web_host,
-        topic_partitions=PARTITIONS,
+        topic_partitions=settings.partitions,
         topic_replication_factor=settings.replication_factor,
         consumer_auto_offset_reset="earliest",
         producer_max_request_size=MAX_MESSAGE_BYTES,
@@ -50,10 +68,29 @@ def create_app(settings: WorkerSettings, llm: LLMRuntime | None) -> Wiring:
     app.flow_control = FlowControl()  # its events find the running loop when awaited
     topics = {t.name: raw_topic(app, t) for t in TOPICS}
     tables = {name: table(app, name) for name in TABLES}
-    w = Wiring(app, settings, AvroCodec(), topics, tables, llm, transport.work)
-    for module in (candidates, hygiene, assembly, compensation, enrichment, ledger):
+    work = transport.work
+    w = Wiring(app, settings, AvroCodec(), topics, tables, llm, work, metrics or FlowMetrics())
+    for module in (candidates, hygiene, assembly, compensation, enrichment, ledger, terminals):
         module.register(w)
     if settings.ecp_standin is not None:
         ecp_standin.register(w, settings.ecp_standin)
     views.register(w)
+    health.register(w)
+    w.metrics.install(w, lambda: health.reasons_now(w))
     return w
+
+
+def joined(w: Wiring) -> dict[str, list[str]]:
+    """What must be co-partitioned: for each agent that reads several topics or keeps a
+    table, its input topics and its tables' changelogs (``streams.partitions``)."""
+    groups: dict[str, list[str]] = {}
+    for agent in w.app.agents.values():
+        names = list(agent.channel.topics)
+        names += [
+            w.tables[table].changelog_topic.get_topic_name()
+            for table, keeper in TABLE_AGENTS.items()
+            if keeper == agent.name
+        ]
+        if len(names) > 1:
+            groups[f"agent {agent.name}"] = names
+    return groups

@@ -18,8 +18,7 @@ from typing import Any
 
 from faust.auth import Credentials, SASLCredentials, SSLCredentials
 
-from streams.local_kafka import BOOTSTRAP_ENV
-
+BOOTSTRAP_ENV = "KAFKA_BOOTSTRAP_SERVERS"
 PROTOCOL_ENV = "KAFKA_SECURITY_PROTOCOL"
 MECHANISM_ENV = "KAFKA_SASL_MECHANISM"
 USERNAME_ENV = "KAFKA_SASL_USERNAME"
@@ -85,6 +84,21 @@ class KafkaConnection:
         connection.check()
         return connection
 
+    def environ(self) -> dict[str, str]:
+        """The variables ``from_env`` reads back as this connection, for a child process;
+        every one of them, empty when unset, so none is inherited from the parent's."""
+        values = {
+            BOOTSTRAP_ENV: self.bootstrap,
+            PROTOCOL_ENV: self.security_protocol,
+            MECHANISM_ENV: self.sasl_mechanism,
+            USERNAME_ENV: self.sasl_username,
+            PASSWORD_ENV: self.sasl_password,
+            CA_ENV: self.ssl_ca_location,
+            CERTIFICATE_ENV: self.ssl_certificate_location,
+            KEY_ENV: self.ssl_key_location,
+        }
+        return {name: value or "" for name, value in values.items()}
+
     def check(self) -> None:
         """Refuse combinations a client would only reveal as a timeout."""
         needs = f"{self.security_protocol} needs it"
@@ -107,9 +121,13 @@ class KafkaConnection:
             if path is not None and not Path(path).is_file():
                 raise ConnectionSettingError(f"{name} names {path}, which is not a readable file")
 
-    def confluent(self) -> dict[str, str]:
-        """librdkafka settings for confluent-kafka's AdminClient, Producer and Consumer."""
-        config = {"bootstrap.servers": self.bootstrap, "security.protocol": self.security_protocol}
+    def confluent(self) -> dict[str, str | int | float | bool]:
+        """librdkafka settings for confluent-kafka's AdminClient, Producer and Consumer (a new
+        dict each time: add the client's own settings to it)."""
+        config: dict[str, str | int | float | bool] = {
+            "bootstrap.servers": self.bootstrap,
+            "security.protocol": self.security_protocol,
+        }
         if self.uses_sasl:
             config["sasl.mechanism"] = str(self.sasl_mechanism)
             config["sasl.username"] = str(self.sasl_username)
@@ -160,7 +178,7 @@ class KafkaConnection:
         context = self.ssl_context()
         return SSLCredentials(context) if context is not None else None
 
-    def masked(self) -> dict[str, str]:
+    def masked(self) -> dict[str, str | int | float | bool]:
         """The effective settings for the startup line, the password masked."""
         shown = self.confluent()
         if "sasl.password" in shown:

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
@@ -28,8 +29,9 @@ from tqdm import tqdm
 from article_runtime.llm.providers import PROVIDERS_ENV
 from article_runtime.text.segments import words
 from streams.admin import ensure_topics
+from streams.connection import KafkaConnection
 from streams.follow import ArticleOutcome, follow
-from streams.local_kafka import BOOTSTRAP_ENV, free_ports, local_kafka
+from streams.local_kafka import free_ports, local_kafka
 from streams.publish import article_id_of, html_files
 from streams.settings import ECP_STANDIN_NAME_ENV, ECP_STANDIN_QID_ENV
 from streams.worker_process import WorkerProcess
@@ -48,6 +50,35 @@ def settled_counters(worker: WorkerProcess, articles: int, wait_s: float = 10.0)
         last = seen
         time.sleep(0.5)
     return last
+
+
+METRICS_SHOWN = (
+    'article_runtime_messages_in_total{agent="candidates"',
+    "article_runtime_messages_out_total",
+    "article_runtime_articles_settled_total",
+    "article_runtime_compensation_events_total",
+    "article_runtime_model_calls_total",
+    "article_runtime_model_cost_usd_total",
+    "article_runtime_stage_seconds_count",
+    "article_runtime_table_keys",
+    "article_runtime_ready",
+)
+
+
+def metrics_summary(worker: WorkerProcess) -> list[str]:
+    """The interesting lines of the worker's ``/metrics`` (the page has many more)."""
+    url = f"http://127.0.0.1:{worker.web_port}/metrics"
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            page = response.read().decode("utf-8")
+    except OSError:
+        return ["(no answer from /metrics)"]
+    lag = ("article_runtime_consumer_lag{", 'topic="article.ingested"')
+    return [
+        line
+        for line in page.splitlines()
+        if line.startswith(METRICS_SHOWN) or (line.startswith(lag[0]) and lag[1] in line)
+    ]
 
 
 def summary_line(name: str, outcome: ArticleOutcome) -> str:
@@ -72,7 +103,7 @@ def summary_line(name: str, outcome: ArticleOutcome) -> str:
     return "\n".join(lines)
 
 
-def publish_with_the_command(bootstrap: str, ids: dict[str, Path]) -> int:
+def publish_with_the_command(connection: KafkaConnection, ids: dict[str, Path]) -> int:
     """``article-runtime publish -`` in a process of its own, fed one JSON line per page."""
     lines = "".join(
         json.dumps({"article_id": a, "url": p.resolve().as_uri(), "html_path": str(p)}) + "\n"
@@ -82,7 +113,7 @@ def publish_with_the_command(bootstrap: str, ids: dict[str, Path]) -> int:
     done = subprocess.run(
         [sys.executable, "-m", "streams.cli", "publish", "-"],
         input=lines.encode("utf-8"),
-        env={**os.environ, BOOTSTRAP_ENV: bootstrap},
+        env={**os.environ, **connection.environ()},
         check=False,
     )
     return done.returncode
@@ -103,7 +134,7 @@ def run(samples: Path, *, timeout_s: float) -> int:
         (port,) = free_ports(1)
         env = {ECP_STANDIN_QID_ENV: DEMO_ENTITY[0], ECP_STANDIN_NAME_ENV: DEMO_ENTITY[1]}
         log = Path(work) / "worker.log"
-        print(f"broker {kafka}; worker web views on http://127.0.0.1:{port}/counters/")
+        print(f"broker {kafka.bootstrap}; worker web views on http://127.0.0.1:{port}/counters/")
         with WorkerProcess(kafka, web_port=port, log_path=log, env=env) as worker:
             worker.start()
             if publish_with_the_command(kafka, ids) != 0:
@@ -115,12 +146,14 @@ def run(samples: Path, *, timeout_s: float) -> int:
                 )
             elapsed = time.monotonic() - started
             counters = settled_counters(worker, len(ids))
+            metrics = metrics_summary(worker)
         print()
         for article_id, outcome in outcomes.items():
             print(summary_line(article_id.rsplit("@", 1)[0], outcome))
         settled = sum(o.settled for o in outcomes.values())
         print(f"\n{settled}/{len(ids)} articles settled in {elapsed:.1f} s")
         print(f"worker counters: {counters.get('counters', {})}")
+        print("worker /metrics (excerpt):\n  " + "\n  ".join(metrics))
     return 0 if settled == len(ids) else 1
 
 

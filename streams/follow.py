@@ -16,6 +16,7 @@ from typing import Any
 from confluent_kafka import Consumer, KafkaError
 
 from streams.codec import AvroCodec, CodecError
+from streams.connection import KafkaConnection
 from streams.topics import (
     ARTICLE_ASSEMBLED,
     ARTICLE_COMPENSATION,
@@ -75,7 +76,7 @@ class ArticleOutcome:
 
 
 def follow(
-    bootstrap: str,
+    connection: KafkaConnection,
     article_ids: Iterable[str],
     *,
     timeout_s: float,
@@ -91,7 +92,7 @@ def follow(
     codec = AvroCodec()
     consumer = Consumer(
         {
-            "bootstrap.servers": bootstrap,
+            **connection.confluent(),
             "group.id": f"follow-{uuid.uuid4().hex}",
             "auto.offset.reset": "earliest",
             "enable.auto.commit": False,

@@ -4,6 +4,10 @@ Integration tests must talk to a real broker, and this machine has Java and Mave
 Docker: so we fetch the jars (``kafka_jars``), format KRaft storage and run ``kafka.Kafka``
 ourselves. ``KAFKA_BOOTSTRAP_SERVERS`` points everything at an existing cluster instead.
 
+With a ``SaslSsl`` listener the broker serves clients only over SASL_SSL (SCRAM users made at
+format time, a keystore the caller made), as a managed cluster does; the broker talks to itself
+on a plaintext loopback listener that clients are not told about.
+
 Run ``python -m streams.local_kafka --keep-running`` to get a broker address for the demo.
 """
 
@@ -21,18 +25,20 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
-from confluent_kafka import KafkaException
-from confluent_kafka.admin import AdminClient
-
+from streams.connection import BOOTSTRAP_ENV, KafkaConnection
 from streams.kafka_jars import DEFAULT_KAFKA_VERSION, fetch_kafka
+from streams.preflight import ClusterRefused, preflight
 from streams.topics import PARTITIONS
 
 __all__ = [
+    "BOOTSTRAP_ENV",
     "BrokerStartError",
     "LocalBroker",
+    "SaslSsl",
     "fetch_kafka",
     "free_ports",
     "local_broker",
@@ -41,7 +47,6 @@ __all__ = [
     "stop_process_group",
 ]
 
-BOOTSTRAP_ENV = "KAFKA_BOOTSTRAP_SERVERS"
 _WORK_PREFIX = "article-runtime-kafka-"
 # A test/demo broker: small heap, and C1-only JIT plus serial GC, which start it about 40%
 # faster on two cores (the format step: 3.4 s -> 2.0 s). Not settings for production.
@@ -66,29 +71,54 @@ class BrokerStartError(RuntimeError):
     """The broker did not come up; the message carries its log tail."""
 
 
+@dataclass(frozen=True)
+class SaslSsl:
+    """A SASL_SSL client listener: the broker's keystore (PKCS12: its certificate, signed by
+    ``ca``, and key) and the SCRAM users created when the storage is formatted."""
+
+    keystore: Path
+    keystore_password: str
+    ca: Path
+    users: Mapping[str, str]  # username -> password; the first is the one ``connection`` uses
+    mechanism: str = "SCRAM-SHA-512"
+
+    def connection(self, address: str) -> KafkaConnection:
+        username, password = next(iter(self.users.items()))
+        return KafkaConnection(
+            address,
+            security_protocol="SASL_SSL",
+            sasl_mechanism=self.mechanism,
+            sasl_username=username,
+            sasl_password=password,
+            ssl_ca_location=str(self.ca),
+        )
+
+
 def local_kafka(
     *,
     partitions: int = PARTITIONS,
     version: str = DEFAULT_KAFKA_VERSION,
     start_timeout_s: float = 60.0,
-) -> contextlib.AbstractContextManager[str]:
-    """Yield a bootstrap address: ``$KAFKA_BOOTSTRAP_SERVERS``, or a broker started for the block.
+) -> contextlib.AbstractContextManager[KafkaConnection]:
+    """Yield a connection: the cluster ``$KAFKA_BOOTSTRAP_SERVERS`` (with the other connection
+    settings of ``streams.connection``) names, or a broker started for the block.
 
     The broker runs in its own process group and is stopped (SIGTERM, then SIGKILL) on exit,
     also when the block raises; its temp dir (data, logs) is removed.
     """
-    existing = os.environ.get(BOOTSTRAP_ENV, "").strip()
-    if existing:
-        return contextlib.nullcontext(existing)
-    return _address_of(
+    if os.environ.get(BOOTSTRAP_ENV, "").strip():
+        return contextlib.nullcontext(KafkaConnection.from_env())
+    return _connection_of(
         local_broker(partitions=partitions, version=version, start_timeout_s=start_timeout_s)
     )
 
 
 @contextlib.contextmanager
-def _address_of(brokers: contextlib.AbstractContextManager[LocalBroker]) -> Iterator[str]:
+def _connection_of(
+    brokers: contextlib.AbstractContextManager[LocalBroker],
+) -> Iterator[KafkaConnection]:
     with brokers as broker:
-        yield broker.address
+        yield broker.connection
 
 
 @contextlib.contextmanager
@@ -97,19 +127,27 @@ def local_broker(
     partitions: int = PARTITIONS,
     version: str = DEFAULT_KAFKA_VERSION,
     start_timeout_s: float = 60.0,
+    sasl_ssl: SaslSsl | None = None,
 ) -> Iterator[LocalBroker]:
     """A broker this process started and may kill and restart (fault tests); always our own,
-    whatever ``$KAFKA_BOOTSTRAP_SERVERS`` says. Stopped and its temp dir removed on exit."""
+    whatever ``$KAFKA_BOOTSTRAP_SERVERS`` says. Stopped and its temp dir removed on exit.
+
+    Clients reach it over PLAINTEXT, or only over SASL_SSL when ``sasl_ssl`` is given."""
     libs = fetch_kafka(version)
     _remove_orphans()
     work = Path(tempfile.mkdtemp(prefix=_WORK_PREFIX))
     (work / "owner.pid").write_text(str(os.getpid()), encoding="utf-8")
     broker: LocalBroker | None = None
     try:
-        broker_port, controller_port = free_ports(2)
-        properties = _write_config(work, broker_port, controller_port, partitions)
-        _format_storage(libs, work, properties)
-        broker = LocalBroker(libs, work, properties, broker_port, start_timeout_s)
+        broker_port, controller_port, internal_port = free_ports(3)
+        settings = _settings(work, broker_port, controller_port, partitions)
+        if sasl_ssl is not None:
+            settings |= _sasl_ssl_settings(sasl_ssl, broker_port, controller_port, internal_port)
+        properties = _write_config(work, settings)
+        _format_storage(libs, work, properties, sasl_ssl)
+        address = f"127.0.0.1:{broker_port}"
+        connection = sasl_ssl.connection(address) if sasl_ssl else KafkaConnection(address)
+        broker = LocalBroker(libs, work, properties, connection, start_timeout_s)
         broker.start()
         yield broker
     finally:
@@ -123,10 +161,16 @@ class LocalBroker:
     crashed machine, ``start`` it again on the same address with the same data."""
 
     def __init__(
-        self, libs: Path, work: Path, properties: Path, port: int, start_timeout_s: float
+        self,
+        libs: Path,
+        work: Path,
+        properties: Path,
+        connection: KafkaConnection,
+        start_timeout_s: float,
     ) -> None:
         self.libs, self.work, self.properties = libs, work, properties
-        self.address = f"127.0.0.1:{port}"
+        self.connection = connection  # how clients reach it (with a SCRAM user's login)
+        self.address = connection.bootstrap
         self.start_timeout_s = start_timeout_s
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -140,7 +184,7 @@ class LocalBroker:
             raise BrokerStartError(f"broker on {self.address} is already running")
         self.process = _start(self.libs, self.work, self.properties)
         try:
-            _wait_until_serving(self.process, self.address, self.work, self.start_timeout_s)
+            _wait_until_serving(self.process, self.connection, self.work, self.start_timeout_s)
         except BrokerStartError:
             self.kill()
             raise
@@ -183,12 +227,10 @@ def free_ports(count: int) -> list[int]:
             sock.close()
 
 
-def _write_config(work: Path, broker_port: int, controller_port: int, partitions: int) -> Path:
-    (work / "logs").mkdir()
-    (work / "log4j2.properties").write_text(
-        _LOG4J2.format(log=work / "logs" / "server.log"), encoding="utf-8"
-    )
-    settings = {
+def _settings(
+    work: Path, broker_port: int, controller_port: int, partitions: int
+) -> dict[str, str]:
+    return {
         "process.roles": "broker,controller",
         "node.id": "1",
         "controller.quorum.bootstrap.servers": f"127.0.0.1:{controller_port}",
@@ -208,6 +250,40 @@ def _write_config(work: Path, broker_port: int, controller_port: int, partitions
         "share.coordinator.state.topic.min.isr": "1",
         "group.initial.rebalance.delay.ms": "0",
     }
+
+
+def _sasl_ssl_settings(
+    listener: SaslSsl, broker_port: int, controller_port: int, internal_port: int
+) -> dict[str, str]:
+    """Clients on SASL_SSL (SCRAM); the broker itself on a loopback PLAINTEXT listener."""
+    mechanism = listener.mechanism.lower()
+    return {
+        "listeners": (
+            f"SASL_SSL://127.0.0.1:{broker_port},INTERNAL://127.0.0.1:{internal_port},"
+            f"CONTROLLER://127.0.0.1:{controller_port}"
+        ),
+        "advertised.listeners": (
+            f"SASL_SSL://127.0.0.1:{broker_port},INTERNAL://127.0.0.1:{internal_port}"
+        ),
+        "inter.broker.listener.name": "INTERNAL",
+        "listener.security.protocol.map": (
+            "CONTROLLER:PLAINTEXT,INTERNAL:PLAINTEXT,SASL_SSL:SASL_SSL"
+        ),
+        "sasl.enabled.mechanisms": listener.mechanism,
+        f"listener.name.sasl_ssl.{mechanism}.sasl.jaas.config": (
+            "org.apache.kafka.common.security.scram.ScramLoginModule required;"
+        ),
+        "ssl.keystore.type": "PKCS12",
+        "ssl.keystore.location": str(listener.keystore),
+        "ssl.keystore.password": listener.keystore_password,
+    }
+
+
+def _write_config(work: Path, settings: Mapping[str, str]) -> Path:
+    (work / "logs").mkdir()
+    (work / "log4j2.properties").write_text(
+        _LOG4J2.format(log=work / "logs" / "server.log"), encoding="utf-8"
+    )
     path = work / "server.properties"
     path.write_text("".join(f"{key}={value}\n" for key, value in settings.items()), "utf-8")
     return path
@@ -228,7 +304,14 @@ def _cluster_id() -> str:
             return text
 
 
-def _format_storage(libs: Path, work: Path, properties: Path) -> None:
+def _format_storage(libs: Path, work: Path, properties: Path, sasl_ssl: SaslSsl | None) -> None:
+    """KRaft storage, with the SCRAM users in its first metadata (no broker needed to add them)."""
+    scram = []
+    if sasl_ssl is not None:
+        scram = [
+            f"--add-scram={sasl_ssl.mechanism}=[name={name},password={password}]"
+            for name, password in sasl_ssl.users.items()
+        ]
     command = [
         _java(),
         *JVM_FLAGS,
@@ -242,6 +325,7 @@ def _format_storage(libs: Path, work: Path, properties: Path) -> None:
         "-c",
         str(properties),
         "--standalone",
+        *scram,
     ]
     done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=work)
     if done.returncode != 0:
@@ -291,10 +375,11 @@ def _port_open(port: int) -> bool:
 
 
 def _wait_until_serving(
-    process: subprocess.Popen[bytes], address: str, work: Path, timeout_s: float
+    process: subprocess.Popen[bytes], connection: KafkaConnection, work: Path, timeout_s: float
 ) -> None:
-    """A real client round trip (metadata with a broker in it), bounded by ``timeout_s``."""
-    port = int(address.rsplit(":", 1)[1])
+    """A real client round trip (metadata with a broker in it, over the clients' listener with
+    their login), bounded by ``timeout_s``."""
+    port = int(connection.bootstrap.rsplit(":", 1)[1])
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -302,13 +387,12 @@ def _wait_until_serving(
                 f"broker exited with {process.returncode} before serving:\n{_log_tail(work)}"
             )
         if _port_open(port):
-            admin = AdminClient({"bootstrap.servers": address, "log_level": 0})
-            with contextlib.suppress(KafkaException):
-                if admin.list_topics(timeout=5).brokers:
-                    return
+            with contextlib.suppress(ClusterRefused):  # a broker still starting refuses too
+                preflight(connection, timeout_s=5)
+                return
         time.sleep(0.2)
     raise BrokerStartError(
-        f"broker not serving on {address} after {timeout_s:.0f}s:\n{_log_tail(work)}"
+        f"broker not serving on {connection.bootstrap} after {timeout_s:.0f}s:\n{_log_tail(work)}"
     )
 
 
@@ -344,8 +428,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     # SIGTERM unwinds like Ctrl-C, so the broker is stopped and its temp dir removed.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    with local_kafka(partitions=args.partitions, version=args.version) as bootstrap:
-        print(bootstrap, flush=True)
+    with local_kafka(partitions=args.partitions, version=args.version) as connection:
+        print(connection.bootstrap, flush=True)
         if args.keep_running:
             with contextlib.suppress(KeyboardInterrupt):
                 signal.pause()

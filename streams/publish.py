@@ -217,13 +217,12 @@ def once_per_article(inputs: Iterable[Input]) -> Iterator[Input]:
         yield item
 
 
-def publish(kafka: KafkaConnection | str, records: Iterable[dict[str, Any]]) -> int:
+def publish(connection: KafkaConnection, records: Iterable[dict[str, Any]]) -> int:
     """Publish ``records`` to ``article.ingested`` (demo and tests); how many were published.
 
     Raises:
         streams.producer.PublishError: the first record that was not published.
     """
-    connection = KafkaConnection(kafka) if isinstance(kafka, str) else kafka
     with ArticleProducer(connection) as producer:
         results = producer.send_all(records)
     failed = [r for r in results if isinstance(r, PublishError)]

@@ -16,6 +16,7 @@ import asyncio
 from aiokafka import AIOKafkaConsumer
 from aiokafka.structs import TopicPartition
 
+from streams.connection import KafkaConnection
 from streams.topics import MAX_MESSAGE_BYTES
 
 FETCH_BYTES = 256 * 1024  # per read; a larger record still comes whole
@@ -30,8 +31,8 @@ class RecordUnavailable(Exception):
 
 
 class TopicReader:
-    def __init__(self, bootstrap: str, topic: str, *, timeout_s: float = 30.0) -> None:
-        self.bootstrap, self.topic, self.timeout_s = bootstrap, topic, timeout_s
+    def __init__(self, connection: KafkaConnection, topic: str, *, timeout_s: float = 30.0) -> None:
+        self.connection, self.topic, self.timeout_s = connection, topic, timeout_s
         self._consumer: AIOKafkaConsumer | None = None
         self._lock = asyncio.Lock()
 
@@ -63,7 +64,7 @@ class TopicReader:
     async def _started(self) -> AIOKafkaConsumer:
         if self._consumer is None:
             consumer = AIOKafkaConsumer(
-                bootstrap_servers=[host.strip() for host in self.bootstrap.split(",")],
+                **self.connection.aiokafka(),
                 group_id=None,
                 enable_auto_commit=False,
                 auto_offset_reset="earliest",  # an offset retention removed reads as a later one

@@ -30,7 +30,7 @@ def misrouted(key: bytes | None, article_id: str, partition: int, partitions: in
     return None
 
 
-def partition_count(app: faust.App, topic: Topic) -> int:
-    """The topic's partition count as the cluster reports it (the configured one until then)."""
+def partition_count(app: faust.App, topic: Topic, configured: int) -> int:
+    """The topic's partition count as the cluster reports it (the worker's until then)."""
     known = app.consumer.topic_partitions(topic.name)
-    return known or topic.partitions
+    return known or configured

@@ -1,27 +1,35 @@
 """The worker's settings, read once from the environment (12-factor: the chart's ConfigMap).
 
-Secrets never pass through here: provider keys stay in the variables the providers file names
-(``api_key_env``), read only by ``article_runtime.llm.providers`` at call time.
+Provider keys never pass through here: they stay in the variables the providers file names
+(``api_key_env``), read only by ``article_runtime.llm.providers`` at call time. The Kafka
+connection (``streams.connection``) holds the SASL password and never shows it.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import socket
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from streams.local_kafka import BOOTSTRAP_ENV
+from streams.connection import ConnectionSettingError, KafkaConnection
+from streams.topics import PARTITIONS
 
 APP_ID_ENV = "ARTICLE_RUNTIME_APP_ID"
 WEB_PORT_ENV = "ARTICLE_RUNTIME_WEB_PORT"
 WEB_HOST_ENV = "ARTICLE_RUNTIME_WEB_HOST"
 CALLS_IN_FLIGHT_ENV = "ARTICLE_RUNTIME_CALLS_IN_FLIGHT"
 STORE_ENV = "ARTICLE_RUNTIME_STORE"
+DATA_DIR_ENV = "ARTICLE_RUNTIME_DATA_DIR"
+# Faust's table stores: in memory (rebuilt from the changelogs at every start), or RocksDB on
+# disk (python-rocksdict; a restart on the same disk reads only the changelogs' new records).
+STORES = ("memory://", "rocksdb://")
 SESSION_TIMEOUT_ENV = "ARTICLE_RUNTIME_SESSION_TIMEOUT_S"
 RETENTION_ENV = "ARTICLE_RUNTIME_STATE_RETENTION_H"
 REPLICATION_ENV = "ARTICLE_RUNTIME_REPLICATION_FACTOR"
+PARTITIONS_ENV = "ARTICLE_RUNTIME_PARTITIONS"
 ECP_STANDIN_QID_ENV = "ECP_STANDIN_QID"
 ECP_STANDIN_NAME_ENV = "ECP_STANDIN_NAME"
 
@@ -43,7 +51,7 @@ class StandInEntity:
 
 @dataclass(frozen=True)
 class WorkerSettings:
-    bootstrap: str
+    connection: KafkaConnection
     app_id: str = "article-runtime"
     web_port: int = 6066
     # The address other workers use to reach this one's web views (lookups are proxied to
@@ -58,7 +66,13 @@ class WorkerSettings:
     retention_h: float = 72.0
     # Replicas of the topics and table changelogs the worker creates (1 suits one broker).
     replication_factor: int = 1
-    store: str = "memory://"  # Faust table store; "rocksdb://" where python-rocksdict exists
+    # Partitions of the topics the worker creates. Topics that exist keep theirs: the worker
+    # runs with the count it finds (``streams.partitions``), and this is what it then holds.
+    partitions: int = PARTITIONS
+    store: str = "memory://"  # Faust table store (STORES); the chart runs "rocksdb://"
+    # Where Faust keeps the tables' local state (RocksDB files): the chart mounts a volume
+    # there. None: Faust's default, "<app id>-data" in the working directory.
+    data_dir: str | None = None
     ecp_standin: StandInEntity | None = None
 
     @property
@@ -68,15 +82,16 @@ class WorkerSettings:
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> WorkerSettings:
         env = os.environ if environ is None else environ
-        bootstrap = env.get(BOOTSTRAP_ENV, "").strip()
-        if not bootstrap:
-            raise SettingsError(f"{BOOTSTRAP_ENV} is unset: the worker needs a Kafka cluster")
+        try:
+            connection = KafkaConnection.from_env(env)
+        except ConnectionSettingError as error:
+            raise SettingsError(str(error)) from None
         qid = env.get(ECP_STANDIN_QID_ENV, "").strip()
         name = env.get(ECP_STANDIN_NAME_ENV, "").strip()
         if bool(qid) != bool(name):
             raise SettingsError(f"set both {ECP_STANDIN_QID_ENV} and {ECP_STANDIN_NAME_ENV}")
         return cls(
-            bootstrap=bootstrap,
+            connection=connection,
             app_id=env.get(APP_ID_ENV, cls.app_id),
             web_port=_positive(env, WEB_PORT_ENV, cls.web_port),
             web_host=env.get(WEB_HOST_ENV, "").strip() or socket.gethostname(),
@@ -84,9 +99,19 @@ class WorkerSettings:
             session_timeout_s=_positive(env, SESSION_TIMEOUT_ENV, cls.session_timeout_s),
             retention_h=_positive(env, RETENTION_ENV, cls.retention_h, float),
             replication_factor=_positive(env, REPLICATION_ENV, cls.replication_factor),
-            store=env.get(STORE_ENV, cls.store),
+            partitions=_positive(env, PARTITIONS_ENV, cls.partitions),
+            store=_store(env.get(STORE_ENV, "").strip() or cls.store),
+            data_dir=env.get(DATA_DIR_ENV, "").strip() or None,
             ecp_standin=StandInEntity(qid, name) if qid else None,
         )
+
+
+def _store(url: str) -> str:
+    if url not in STORES:
+        raise SettingsError(f"{STORE_ENV} must be one of {', '.join(STORES)}, not {url!r}")
+    if url == "rocksdb://" and importlib.util.find_spec("rocksdict") is None:
+        raise SettingsError(f"{STORE_ENV}=rocksdb:// needs the rocksdict package")
+    return url
 
 
 def _positive(env: Mapping[str, str], name: str, default: N, kind: Callable[[str], N] = int) -> N:

@@ -44,7 +44,7 @@ def expired(
     partition: int,
     now: float,
     max_age_s: float,
-    partition_of: Callable[[str], int] = partition_of,
+    partition_of: Callable[[str], int],
 ) -> list[str]:
     """Keys of ``partition`` untouched for longer than ``max_age_s``.
 
@@ -120,7 +120,12 @@ class StateTable(faust.Table):  # type: ignore[type-arg]  # faust.Table's parame
             return 0
         self._swept[partition] = now
         old = expired(
-            list(self.keys()), self._touched, partition=partition, now=now, max_age_s=max_age_s
+            list(self.keys()),
+            self._touched,
+            partition=partition,
+            now=now,
+            max_age_s=max_age_s,
+            partition_of=lambda key: partition_of(key, self.partitions or PARTITIONS),
         )
         for key in old:
             del self[key]
@@ -141,7 +146,7 @@ def table(app: faust.App, name: str) -> StateTable:
         name=name,
         default=None,
         beacon=app.tables.beacon,
-        partitions=PARTITIONS,
+        partitions=app.conf.topic_partitions,  # the topics' count: the changelog follows them
         key_type=str,
         value_type=bytes,  # packed values go to the changelog as they are
         extra_topic_configs={"max.message.bytes": str(MAX_MESSAGE_BYTES)},

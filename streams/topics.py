@@ -1,8 +1,10 @@
-"""Every topic in one place: name, Avro value schema, partition count.
+"""Every topic in one place: name and Avro value schema.
 
 All topics are keyed by ``article_id`` (UTF-8 bytes, no Avro) and share one partition count,
 so every topic is co-partitioned: an article's messages land on the same partition number
 everywhere, which is what lets the enrichment agent join verdicts with assembled articles.
+The count is not fixed here: topics that exist keep theirs, and ``ARTICLE_RUNTIME_PARTITIONS``
+is what missing ones are created with (``streams.partitions`` checks they all agree).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from dataclasses import dataclass
 
 from aiokafka.partitioner import murmur2
 
-PARTITIONS = 3
+PARTITIONS = 3  # the default of ARTICLE_RUNTIME_PARTITIONS, for topics the worker creates
 # The largest record a topic, a table changelog, a producer or a consumer here takes. The
 # largest records are the hygiene topics': they carry the candidate set, which for ingestion's
 # largest page (5 MiB of HTML, mostly text) is about 9 MiB of JSON.
@@ -32,7 +34,6 @@ PRODUCER_CONFIG: dict[str, str | bool] = {
 class Topic:
     name: str
     schema: str  # record name of the value schema under schemas/avro/
-    partitions: int = PARTITIONS
 
 
 ARTICLE_INGESTED = Topic("article.ingested", "ArticleIngested")
@@ -55,7 +56,7 @@ TOPICS: tuple[Topic, ...] = (
 BY_NAME: dict[str, Topic] = {topic.name: topic for topic in TOPICS}
 
 
-def partition_of(article_id: str, partitions: int = PARTITIONS) -> int:
+def partition_of(article_id: str, partitions: int) -> int:
     """The partition every producer here (murmur2, Java-compatible) puts this article on."""
     return int(murmur2(message_key(article_id)) & 0x7FFFFFFF) % partitions
 

@@ -5,14 +5,17 @@ and its tables have recovered from their changelogs (``serving``), the views ans
 ``{"status": "recovering"}``; a table half read back would show counters of 0 or 995 of 1237
 and 404 for articles it knows.
 
-- ``/health/``: always 200 while the process lives (liveness): ``status`` is ``ok`` or
-  ``recovering``, and ``partitions`` lists only what this worker owns once settled.
+- ``/health/``: always 200 while the process lives: ``status`` is ``ok`` (ready),
+  ``recovering`` or ``unready``, ``reasons`` says why it is not ready (``streams.health``,
+  which also serves the probes ``/health/live/`` and ``/health/ready/``), and ``partitions``
+  lists only what this worker owns once settled.
 - ``/counters/``: outcome counters of the partitions this worker owns.
 - ``/articles/{article_id}/``: one article's lineage, from whichever worker owns the article's
   partition (other workers proxy the request). Faust's own ``table_route`` is not used: it
   hashes the table's JSON-serialized key, which lands on another partition than the raw key,
   and its topic variant fails until the worker has produced to that topic.
-- ``/compensations/``: compensation counts by stage, kind and reason on this worker.
+- ``/compensations/``: compensation counts by stage, kind and reason on this worker; each
+  terminal reason also lists ``recent``: its latest articles (``agents.terminals``, bounded).
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ from faust.tables.manager import TableManager
 from faust.web import Request, Response, View
 
 from agents.ledger import COUNTERS_TABLE, STATUS_TABLE
+from agents.terminals import RECENT_TABLE, recent
+from streams.health import reasons_now
 from streams.topics import ARTICLE_INGESTED, partition_of
 from streams.wiring import Wiring
 
@@ -71,7 +76,17 @@ def register(w: Wiring) -> None:
     @app.page("/health/")
     async def health(web: View, request: Request) -> Response:
         status = "ok" if serving(w) else RECOVERING["status"]
-        return web.json({"status": status, "app": app.conf.id, "partitions": local_partitions(w)})
+        reasons = reasons_now(w)
+        if status == "ok" and reasons:
+            status = "unready"  # the assignment is settled, yet the broker does not answer
+        return web.json(
+            {
+                "status": status,
+                "app": app.conf.id,
+                "partitions": local_partitions(w),
+                "reasons": reasons,
+            }
+        )
 
     @app.page("/counters/")
     async def counter_view(web: View, request: Request) -> Response:
@@ -85,11 +100,15 @@ def register(w: Wiring) -> None:
         if not serving(w):
             return web.json(RECOVERING, status=503)
         partitions, totals = local_counters()
+        latest = recent(w.tables[RECENT_TABLE].items(), partitions)
         reasons = []
         for name, count in totals.items():
             if name.startswith(COMPENSATION_PREFIX):
                 stage, kind, reason = name[len(COMPENSATION_PREFIX) :].split("/", 2)
-                reasons.append({"stage": stage, "kind": kind, "reason": reason, "count": count})
+                row: dict[str, Any] = {"stage": stage, "kind": kind, "reason": reason}
+                if kind == "terminal":
+                    row["recent"] = latest.get((stage, reason), [])
+                reasons.append({**row, "count": count})
         return web.json({"partitions": partitions, "reasons": reasons})
 
     @app.page("/articles/{article_id}/")
@@ -97,7 +116,7 @@ def register(w: Wiring) -> None:
         """Answered by the worker that owns the article's partition, proxied from any other."""
         if not serving(w):
             return web.json(RECOVERING, status=503)
-        partition = partition_of(article_id)
+        partition = partition_of(article_id, w.settings.partitions)
         if partition not in local_partitions(w):
             owner = owner_url(w, partition)
             if owner in (None, str(app.conf.canonical_url)):

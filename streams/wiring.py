@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 import faust
@@ -28,9 +28,12 @@ from streams.codec import AvroCodec, CodecError
 from streams.compensation import Stage, compensation_event, undecodable
 from streams.consumer import InFlightWork
 from streams.crash import exit_without_commit
+from streams.health import BrokerWatch
+from streams.logs import article_scope, log_compensation, note_record
+from streams.metrics import FlowMetrics
 from streams.settings import WorkerSettings
 from streams.tables import StateTable
-from streams.topics import ARTICLE_COMPENSATION, BY_NAME, PARTITIONS, Topic, message_key
+from streams.topics import ARTICLE_COMPENSATION, BY_NAME, Topic, message_key
 
 _log = logging.getLogger(__name__)
 Event = EventT[bytes]  # every topic carries raw Avro bytes, decoded by our codec
@@ -40,7 +43,7 @@ def raw_topic(app: faust.App, *topics: Topic) -> faust.TopicT:
     """A raw-bytes channel over ``topics``: values are decoded by our codec, not Faust's."""
     return app.topic(
         *(t.name for t in topics),
-        partitions=PARTITIONS,
+        partitions=app.conf.topic_partitions,  # the count the worker found (streams.partitions)
         key_serializer="raw",
         value_serializer="raw",
     )
@@ -64,6 +67,8 @@ class Wiring:
     tables: Mapping[str, StateTable]
     llm: LLMRuntime | None
     work: InFlightWork
+    metrics: FlowMetrics = field(default_factory=FlowMetrics)
+    broker: BrokerWatch = field(default_factory=BrokerWatch)
 
     @property
     def has_hygiene_models(self) -> bool:
@@ -96,7 +101,7 @@ class Wiring:
         acking it would lose the input. The process exits without committing, and the input
         is redelivered to this worker's successor.
         """
-        futures = []
+        emits, futures = list(emits), []
         try:
             for emit in emits:
                 value = self.codec.encode(emit.topic.schema, emit.record)
@@ -106,6 +111,10 @@ class Wiring:
             await asyncio.shield(asyncio.gather(*futures))
         except Exception:
             exit_without_commit("publish failed")
+        self.metrics.on_published(emits)
+        for emit in emits:
+            if emit.topic is ARTICLE_COMPENSATION:
+                log_compensation(emit.record)
 
     async def process(self, event: Event, stage: Stage, handle: Handler) -> None:
         """One input, start to finish: its outcomes, produced and acknowledged. Abandoned when
@@ -113,7 +122,9 @@ class Wiring:
         await self.work.run(event.message, self._process(event, stage, handle))
 
     async def _process(self, event: Event, stage: Stage, handle: Handler) -> None:
-        await self.publish(await outcomes(self, event, stage, handle))
+        key = (event.message.key or b"").decode("utf-8", errors="replace")
+        with article_scope(key, stage), self.metrics.processing(stage):
+            await self.publish(await outcomes(self, event, stage, handle))
 
     async def consume(self, stream: faust.StreamT[bytes], stage: Stage, handle: Handler) -> None:
         """An agent's whole loop, one message at a time: process it, then ack it."""
@@ -145,6 +156,7 @@ async def outcomes(w: Wiring, event: Event, stage: Stage, handle: Handler) -> li
     record = w.decode(event)
     if isinstance(record, Emit):
         return [record]
+    note_record(record)
     article_id = str(record.get("article_id", ""))
     try:
         return await handle(event, record)

@@ -19,7 +19,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from streams.local_kafka import BOOTSTRAP_ENV, stop_process_group
+from streams.connection import KafkaConnection
+from streams.local_kafka import stop_process_group
 from streams.settings import APP_ID_ENV, WEB_HOST_ENV, WEB_PORT_ENV
 
 
@@ -32,7 +33,7 @@ class WorkerProcess:
 
     def __init__(
         self,
-        bootstrap: str,
+        connection: KafkaConnection,
         *,
         web_port: int,
         log_path: Path,
@@ -43,7 +44,7 @@ class WorkerProcess:
         self.env = {
             **os.environ,
             **(env or {}),
-            BOOTSTRAP_ENV: bootstrap,
+            **connection.environ(),
             APP_ID_ENV: app_id,
             WEB_PORT_ENV: str(web_port),
             WEB_HOST_ENV: "127.0.0.1",  # a local child: its peers reach it on loopback

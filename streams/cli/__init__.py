@@ -11,9 +11,9 @@ from collections.abc import Sequence
 
 from article_runtime.cli import Commands
 from article_runtime.cli import main as core_main
-from streams.cli import consume, publish
+from streams.cli import consume, publish, redrive
 
-KAFKA_COMMANDS: tuple[Commands, ...] = (publish.add, consume.add)
+KAFKA_COMMANDS: tuple[Commands, ...] = (publish.add, consume.add, redrive.add)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

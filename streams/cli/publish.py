@@ -16,7 +16,7 @@ from typing import Any
 from tqdm import tqdm
 
 from article_runtime.cli.io import error_line, iter_inputs
-from streams.connection import ConnectionSettingError, KafkaConnection
+from streams.preflight import connect_from_env
 from streams.producer import ArticleProducer, PublishError, Result
 from streams.publish import (
     Input,
@@ -63,11 +63,11 @@ def run(args: argparse.Namespace) -> int:
         return USAGE_ERROR
     inputs, total = found
     try:
-        connection = KafkaConnection.from_env()
+        connection = connect_from_env("article-runtime publish")
         with ArticleProducer(connection) as producer:
             published, refused = _publish(producer, inputs, total)
             partitions = producer.partitions
-    except (ConnectionSettingError, PublishError) as error:
+    except PublishError as error:
         reason = getattr(error, "reason", "connection_setting")
         error_line("publish", reason, getattr(error, "detail", str(error)))
         return 1

@@ -35,6 +35,7 @@ from confluent_kafka import Consumer, KafkaException, TopicPartition
 
 from streams.admin import ensure_topics
 from streams.codec import AvroCodec, CodecError
+from streams.connection import KafkaConnection
 from streams.follow import FOLLOWED, ArticleOutcome
 from streams.local_kafka import LocalBroker, local_broker
 from streams.topics import BY_NAME, PARTITIONS, TOPICS
@@ -94,8 +95,8 @@ class RunResult:
 class Watcher:
     """Follows the output topics in a thread: which articles have settled, and when."""
 
-    def __init__(self, bootstrap: str, ids: Sequence[str]) -> None:
-        self._bootstrap = bootstrap
+    def __init__(self, connection: KafkaConnection, ids: Sequence[str]) -> None:
+        self._connection = connection
         self._lock = threading.Lock()
         self._outcomes = {a: ArticleOutcome(a) for a in ids}
         self._settled_at: dict[str, float] = {}
@@ -115,7 +116,7 @@ class Watcher:
         codec = AvroCodec()
         consumer = Consumer(
             {
-                "bootstrap.servers": self._bootstrap,
+                **self._connection.confluent(),
                 "group.id": f"watch-{uuid.uuid4().hex}",
                 "auto.offset.reset": "earliest",
                 "enable.auto.commit": False,
@@ -170,18 +171,18 @@ class Watcher:
             }
 
 
-def committed_lag(bootstrap: str, group: str) -> int | None:
+def committed_lag(connection: KafkaConnection, group: str) -> int | None:
     """Messages on the flow's topics that ``group`` has not committed; None if the broker
     does not answer (it may be down on purpose)."""
-    behind = lag_by_partition(bootstrap, group)
+    behind = lag_by_partition(connection, group)
     return None if behind is None else sum(behind.values())
 
 
-def lag_by_partition(bootstrap: str, group: str) -> dict[str, int] | None:
+def lag_by_partition(connection: KafkaConnection, group: str) -> dict[str, int] | None:
     """``"topic/partition" -> uncommitted messages``, for partitions that have some."""
     consumer = Consumer(
         {
-            "bootstrap.servers": bootstrap,
+            **connection.confluent(),
             "group.id": group,
             "log_level": 0,
             "enable.auto.commit": False,
@@ -383,7 +384,7 @@ class Run:
             settled = watcher.settled
             if settled == total:
                 break
-            lag = committed_lag(self.broker.address, APP_ID)
+            lag = committed_lag(self.broker.connection, APP_ID)
             state = (settled, -1 if lag is None else lag)
             if state != last_state:
                 last_progress, last_state = time.monotonic(), state
@@ -409,7 +410,9 @@ class Run:
         self.result.settled = watcher.settled
         if self.result.settled < total:  # what an investigation starts from
             unsettled = [o for o in watcher.outcomes().values() if not o.settled]
-            self.result.notes.append(f"uncommitted {lag_by_partition(self.broker.address, APP_ID)}")
+            self.result.notes.append(
+                f"uncommitted {lag_by_partition(self.broker.connection, APP_ID)}"
+            )
             self.result.notes.append(f"unsettled {[_stage(o) for o in unsettled[:5]]}")
         after = [t for t in watcher.settled_times() if t >= fault_over]
         if after:
@@ -517,7 +520,7 @@ FAULTS: dict[str, Callable[[Run, Watcher], float]] = {
 @contextlib.contextmanager
 def _fault_flow(work: Path) -> Iterator[tuple[LocalBroker, str, Any]]:
     with running_server() as server, local_broker(start_timeout_s=120) as broker:
-        ensure_topics(broker.address)
+        ensure_topics(broker.connection)
         yield broker, server.base_url, server
 
 
@@ -540,14 +543,14 @@ def run_scenario(
     work.mkdir(parents=True, exist_ok=True)
     with _fault_flow(work) as (broker, provider_url, server):
         server.respond_with(delayed(responder(cases, PRIMARY, FALLBACK), ANSWER_S))
-        flow = Flow(broker.address, work, provider_url)
+        flow = Flow(broker.connection, work, provider_url)
         r = Run(broker, flow, cases, result)
         held = max(FEEDS, int(len(cases) * RESERVE))
         main, r.reserve, r.feed_size = cases[:-held], cases[-held:], held // FEEDS
         try:
             r.start_worker("w1")
             with (
-                Watcher(broker.address, [c.article_id for c in cases]) as watcher,
+                Watcher(broker.connection, [c.article_id for c in cases]) as watcher,
                 _publishing(flow, main, publish_over_s, r.main_published),
             ):
                 r.published_at = time.monotonic()

@@ -19,26 +19,35 @@ from confluent_kafka.admin import AdminClient
 
 from streams.admin import ensure_topics
 from streams.codec import AvroCodec
+from streams.connection import KafkaConnection
 from streams.follow import ArticleOutcome, follow
 from streams.local_kafka import free_ports, local_kafka
 from streams.publish import ingested_record, publish
 from streams.settings import ECP_STANDIN_NAME_ENV, ECP_STANDIN_QID_ENV, SESSION_TIMEOUT_ENV
-from streams.topics import ARTICLE_INGESTED, MAX_MESSAGE_BYTES, PRODUCER_CONFIG, message_key
+from streams.topics import (
+    ARTICLE_INGESTED,
+    MAX_MESSAGE_BYTES,
+    PARTITIONS,
+    PRODUCER_CONFIG,
+    message_key,
+)
 from streams.worker_process import WorkerProcess
 from tests.llm_support import FALLBACK_KEY, PRIMARY_KEY, providers_yaml
 from tests.support.stream_cases import CaseArticle
 
 ENTITY = ("Q4115189", "Sandbox entity")
-STREAM_PROVIDER_TIMEOUT_S = 20.0
 
 
 @dataclass
 class Flow:
     """One test's broker plus how to start workers against it."""
 
-    bootstrap: str
+    connection: KafkaConnection
     work: Path
     provider_url: str | None
+    # Per model call: a test with several workers on a loaded machine needs more, or the
+    # scripted answers it expects gain a "timeout" attempt.
+    provider_timeout_s: float = 20.0
 
     def worker(
         self,
@@ -58,15 +67,15 @@ class Flow:
             providers = self.work / "providers.yaml"
             # A generous timeout: the scripted server answers at once, and a loaded test
             # machine must not turn a slow event loop into a model timeout and a fallback.
-            answers = providers_yaml(self.provider_url, timeout_s=STREAM_PROVIDER_TIMEOUT_S)
-            providers.write_text(yaml.safe_dump(answers))
+            config = providers_yaml(self.provider_url, timeout_s=self.provider_timeout_s)
+            providers.write_text(yaml.safe_dump(config))
             env |= {
                 "ARTICLE_RUNTIME_PROVIDERS": str(providers),
                 "TEST_PRIMARY_KEY": PRIMARY_KEY,
                 "TEST_FALLBACK_KEY": FALLBACK_KEY,
             }
         return WorkerProcess(
-            self.bootstrap,
+            self.connection,
             web_port=free_ports(1)[0],
             log_path=self.work / f"{name}.log",
             app_id=app_id,
@@ -74,11 +83,11 @@ class Flow:
         )
 
     def publish_cases(self, cases: Sequence[CaseArticle]) -> None:
-        publish(self.bootstrap, (ingested_record(c.article_id, c.url, c.html) for c in cases))
+        publish(self.connection, (ingested_record(c.article_id, c.url, c.html) for c in cases))
 
     def publish_raw(self, messages: Sequence[tuple[str, bytes]]) -> None:
         """Values exactly as given, keyed by article: for poison messages."""
-        config = {"bootstrap.servers": self.bootstrap, "message.max.bytes": MAX_MESSAGE_BYTES}
+        config = self.connection.confluent() | {"message.max.bytes": MAX_MESSAGE_BYTES}
         producer = Producer(config | PRODUCER_CONFIG)
         errors: list[object] = []
         for article_id, value in messages:
@@ -94,11 +103,11 @@ class Flow:
     def every_message(self, quiet_s: float = 2.0) -> list[bytes]:
         """Key and value bytes of every message on every topic of the cluster (table
         changelogs included), read until nothing new arrives for ``quiet_s``."""
-        admin = AdminClient({"bootstrap.servers": self.bootstrap})
+        admin = AdminClient(self.connection.confluent())
         names = [n for n in admin.list_topics(timeout=10).topics if not n.startswith("__")]
         consumer = Consumer(
             {
-                "bootstrap.servers": self.bootstrap,
+                **self.connection.confluent(),
                 "group.id": f"everything-{time.monotonic_ns()}",
                 "auto.offset.reset": "earliest",
             }
@@ -118,14 +127,14 @@ class Flow:
         return seen
 
     def follow(self, ids: Sequence[str], **kwargs: Any) -> dict[str, ArticleOutcome]:
-        return follow(self.bootstrap, ids, **kwargs)
+        return follow(self.connection, ids, **kwargs)
 
 
 @contextmanager
-def flow(work: Path, provider_url: str | None) -> Iterator[Flow]:
-    with local_kafka() as bootstrap:
-        ensure_topics(bootstrap)
-        yield Flow(bootstrap, work, provider_url)
+def flow(work: Path, provider_url: str | None, *, partitions: int = PARTITIONS) -> Iterator[Flow]:
+    with local_kafka(partitions=partitions) as connection:
+        ensure_topics(connection, partitions=partitions)
+        yield Flow(connection, work, provider_url)
 
 
 def encoded(schema: str, record: dict[str, Any]) -> bytes:

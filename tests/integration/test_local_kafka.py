@@ -22,6 +22,7 @@ from confluent_kafka import Consumer, KafkaError, Message, Producer
 from streams.admin import ensure_topics
 from streams.codec import AvroCodec, CodecError
 from streams.compensation import undecodable
+from streams.connection import KafkaConnection
 from streams.local_kafka import (
     BOOTSTRAP_ENV,
     BrokerStartError,
@@ -44,19 +45,22 @@ FEED_NONE = dict.fromkeys(("title", "subtitle", "author", "published_at", "url")
 
 
 @pytest.fixture(scope="module")
-def bootstrap() -> Iterator[str]:
+def bootstrap() -> Iterator[KafkaConnection]:
     started = not os.environ.get(BOOTSTRAP_ENV)
-    with local_kafka() as address:
-        ensure_topics(address)
-        yield address
+    with local_kafka() as connection:
+        ensure_topics(connection)
+        yield connection
+    address = connection.bootstrap
     if started:  # the broker we started is gone, not just forgotten
         assert not _port_open(int(address.rsplit(":", 1)[1])), f"broker still on {address}"
 
 
 def test_existing_cluster_is_used_as_is(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(BOOTSTRAP_ENV, "kafka.example:9092")
-    with local_kafka() as address:
-        assert address == "kafka.example:9092"
+    monkeypatch.setenv("KAFKA_SECURITY_PROTOCOL", "SSL")
+    with local_kafka() as connection:
+        assert connection.bootstrap == "kafka.example:9092"
+        assert connection.security_protocol == "SSL"  # the cluster's settings come along
 
 
 def test_a_broker_that_dies_reports_its_log(tmp_path: Path) -> None:
@@ -65,7 +69,7 @@ def test_a_broker_that_dies_reports_its_log(tmp_path: Path) -> None:
     dead = subprocess.Popen(["false"])
     dead.wait()
     with pytest.raises(BrokerStartError, match="Invalid cluster"):
-        _wait_until_serving(dead, "127.0.0.1:9", tmp_path, timeout_s=5)
+        _wait_until_serving(dead, KafkaConnection("127.0.0.1:9"), tmp_path, timeout_s=5)
 
 
 def murmur2_partition(key: bytes, partitions: int) -> int:
@@ -106,10 +110,10 @@ def _article(run: str, n: int) -> dict[str, Any]:
 
 
 def _produce(
-    bootstrap: str, topic: str, items: list[tuple[bytes, bytes]]
+    bootstrap: KafkaConnection, topic: str, items: list[tuple[bytes, bytes]]
 ) -> list[tuple[bytes, int, int]]:
     """Produce in order; return (key, partition, offset) per delivered message, in order."""
-    producer = Producer({"bootstrap.servers": bootstrap, **PRODUCER_CONFIG})
+    producer = Producer({**bootstrap.confluent(), **PRODUCER_CONFIG})
     delivered: list[tuple[bytes, int, int]] = []
     failures: list[str] = []
 
@@ -128,11 +132,11 @@ def _produce(
     return delivered
 
 
-def _consume(bootstrap: str, topic: str, run: str, want: int) -> list[Message]:
+def _consume(bootstrap: KafkaConnection, topic: str, run: str, want: int) -> list[Message]:
     """This run's messages (keys start with ``run``), bounded in time."""
     consumer = Consumer(
         {
-            "bootstrap.servers": bootstrap,
+            **bootstrap.confluent(),
             "group.id": f"test-{run}",
             "auto.offset.reset": "earliest",
             "enable.auto.commit": False,
@@ -155,7 +159,7 @@ def _consume(bootstrap: str, topic: str, run: str, want: int) -> list[Message]:
     return got
 
 
-def test_avro_articles_round_trip_through_the_broker(bootstrap: str) -> None:
+def test_avro_articles_round_trip_through_the_broker(bootstrap: KafkaConnection) -> None:
     codec = AvroCodec()
     run = uuid.uuid4().hex[:8]
     articles = [_article(run, n) for n in range(COUNT)]

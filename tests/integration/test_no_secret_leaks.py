@@ -1,9 +1,12 @@
 """Spec 12 / acceptance 13: known keys planted in the environment reach the provider's
-Authorization header and nowhere else: no span, no log line, no output."""
+Authorization header and nowhere else: no span, no log line, no output. The worker's own log
+lines (``streams.logs``, JSON, at DEBUG so the HTTP clients' lines are in) are searched too,
+and the worker's log on the real broker in ``test_operability.py``."""
 
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import logging
 import uuid
@@ -18,7 +21,9 @@ from article_runtime.enrichment.call import enrich_article
 from article_runtime.enrichment.model import Entity
 from article_runtime.hygiene import hygiene_article
 from article_runtime.llm.policy import LLMRuntime
-from article_runtime.tracing import LangfuseTracer
+from article_runtime.llm.records import GenerationRecord
+from article_runtime.tracing import REDACTED, LangfuseTracer, Redactor
+from streams import logs
 from tests.factories import candidate_set, proposal
 from tests.llm_support import FALLBACK, FALLBACK_KEY, PRIMARY, PRIMARY_KEY, config
 from tests.support.openai_server import Drop, Reply, ScriptedOpenAIServer, Status, running_server
@@ -53,6 +58,11 @@ def test_planted_keys_appear_only_in_the_authorization_header(
     server.script(FALLBACK, Status(429, headers={"Retry-After": "0"}), Reply(proposal()))
     exporter = InMemorySpanExporter()
     providers = config(monkeypatch, server.base_url, max_retries=2)
+    worker_log = io.StringIO()  # the worker's formatter, knowing the secrets as the worker does
+    handler = logging.StreamHandler(worker_log)
+    secrets = logs.known_secrets(providers.secrets())
+    handler.setFormatter(logs.JsonFormatter(Redactor(secrets)))
+    logging.getLogger().addHandler(handler)
     tracer = LangfuseTracer(
         public_key=f"pk-lf-{uuid.uuid4().hex}",
         secret_key=LANGFUSE_SECRET,
@@ -63,11 +73,24 @@ def test_planted_keys_appear_only_in_the_authorization_header(
         environ={},
     )
 
+    def observed(generation: GenerationRecord) -> None:  # the worker's trace hook
+        tracer.record(generation)
+        logs.log_generation(generation)
+
     async def flows() -> tuple[str, str]:
-        runtime = LLMRuntime(providers, record=tracer.record, sleep=lambda _s: asyncio.sleep(0))
+        runtime = LLMRuntime(providers, record=observed, sleep=lambda _s: asyncio.sleep(0))
         try:
-            article = await hygiene_article(candidate_set(), b"<html/>", source="a", llm=runtime)
-            enriched = await enrich_article(article, Entity(qid="Q1", name="Rio"), llm=runtime)
+            with logs.article_scope("a", "hygiene"):
+                article = await hygiene_article(
+                    candidate_set(), b"<html/>", source="a", llm=runtime
+                )
+            with logs.article_scope("a", "enrichment"):
+                entity = Entity(qid="Q1", name="Rio")
+                enriched = await enrich_article(article, entity, llm=runtime)
+                # A careless library logging what it sends: the worker's lines must mask it.
+                careless = logging.getLogger("careless.client")
+                careless.debug("headers %s", {"Authorization": f"Bearer {FALLBACK_KEY}"})
+                careless.warning("retrying with key=%s", PRIMARY_KEY, extra={"key": PRIMARY_KEY})
         finally:
             await runtime.aclose()
         return article.model_dump_json(), enriched.model_dump_json()
@@ -78,6 +101,7 @@ def test_planted_keys_appear_only_in_the_authorization_header(
         spans = [span.to_json() for span in exporter.get_finished_spans()]
     finally:
         tracer.shutdown()
+        logging.getLogger().removeHandler(handler)
     printed = capsys.readouterr()
 
     # hygiene: 500, drop, invalid answer quoting a key, fallback 429, fallback ok; enrichment ok
@@ -86,7 +110,7 @@ def test_planted_keys_appear_only_in_the_authorization_header(
     assert "gpt-4.1-mini" in spans[0]  # the spans are real, and searched whole
     haystacks = {
         "spans": "\n".join(spans),
-        "logs": "\n".join(record.getMessage() for record in caplog.records) + caplog.text,
+        "worker log": worker_log.getvalue(),
         "stdout": printed.out,
         "stderr": printed.err,
         "article": article_json,
@@ -94,6 +118,16 @@ def test_planted_keys_appear_only_in_the_authorization_header(
     }
     leaks = [(where, key) for where, text in haystacks.items() for key in PLANTED if key in text]
     assert leaks == []
+    # Our code logs no key: only the careless library's two lines carry one.
+    logged = "\n".join(record.getMessage() for record in caplog.records)
+    assert [k for k in PLANTED if k in logged] == [PRIMARY_KEY, FALLBACK_KEY]
+    assert [r.name for r in caplog.records if PRIMARY_KEY in r.getMessage()] == ["careless.client"]
+    # The worker log is real: the invalid answer quoting a key is one line, naming its article.
+    lines = [json.loads(line) for line in worker_log.getvalue().splitlines()]
+    (invalid,) = [line for line in lines if line.get("event") == "invalid_answer"]
+    assert invalid["article_id"] == "a" and invalid["model"] == "gpt-4.1-mini"
+    assert any(line["logger"].startswith(("openai", "httpx", "httpcore")) for line in lines)
+    assert "Bearer" not in worker_log.getvalue().replace(f"Bearer {REDACTED}", "")
     authorizations = {call.authorization for call in server.calls}
     assert authorizations == {f"Bearer {PRIMARY_KEY}", f"Bearer {FALLBACK_KEY}"}
     assert json.loads(enriched_json)["sentiment"] == "neutral"

@@ -32,6 +32,7 @@ from streams.publish import ingested_record
 from streams.topics import (
     ARTICLE_INGESTED,
     ECP_VERDICT,
+    PARTITIONS,
     PRODUCER_CONFIG,
     Topic,
     message_key,
@@ -48,9 +49,9 @@ PAGES = ("nhk.or.jp.k100.html", "lanacion.com.ar-jugada.html", "wcxb-0001.html.g
 
 @pytest.fixture(scope="module")
 def bootstrap() -> Iterator[str]:
-    with local_kafka() as address:
-        ensure_topics(address)
-        yield address
+    with local_kafka() as connection:
+        ensure_topics(connection)
+        yield connection.bootstrap
 
 
 def cli(bootstrap: str, *args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[str]:
@@ -206,7 +207,7 @@ def test_a_producer_with_the_default_partitioner_is_caught_not_mis_joined(tmp_pa
     codec = AvroCodec()
     html = (SAMPLES / PAGES[0]).read_bytes()
     with flow(tmp_path, None) as kafka_flow:
-        producer = Producer({"bootstrap.servers": kafka_flow.bootstrap})  # librdkafka defaults
+        producer = Producer(kafka_flow.connection.confluent())  # librdkafka defaults otherwise
         landed: dict[str, int] = {}
 
         def send(topic: str, article_id: str, value: bytes) -> None:
@@ -223,7 +224,7 @@ def test_a_producer_with_the_default_partitioner_is_caught_not_mis_joined(tmp_pa
         # An article published right, whose verdict comes from a producer hashing with CRC32.
         joined = "crc-verdict-2"  # CRC32 and murmur2 disagree on this key (3 partitions)
         record = ingested_record(joined, "https://a.test/joined", html)
-        with ArticleProducer(KafkaConnection(kafka_flow.bootstrap)) as ours:
+        with ArticleProducer(KafkaConnection(kafka_flow.connection.bootstrap)) as ours:
             ours.send(record)
         verdict = {
             "article_id": joined,
@@ -236,10 +237,10 @@ def test_a_producer_with_the_default_partitioner_is_caught_not_mis_joined(tmp_pa
         send(ECP_VERDICT.name, joined, codec.encode("EcpVerdict", verdict))
         assert producer.flush(30) == 0
         producer.close()
-        wrong = [a for a in ids if landed[f"article.ingested:{a}"] != partition_of(a)]
+        wrong = [a for a in ids if landed[f"article.ingested:{a}"] != partition_of(a, PARTITIONS)]
         right = [a for a in ids if a not in wrong]
         assert wrong and right
-        assert landed[f"ecp.verdict:{joined}"] != partition_of(joined)
+        assert landed[f"ecp.verdict:{joined}"] != partition_of(joined, PARTITIONS)
 
         with kafka_flow.worker() as worker:
             worker.start()

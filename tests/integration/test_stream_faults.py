@@ -125,8 +125,10 @@ def test_views_answer_recovering_until_a_restarted_worker_has_its_tables_back(
     counted = by_path["/counters/"]
     answered = [body["counters"] for status, body in counted if status == 200]
     assert answered, "the restarted worker never answered /counters/"
-    wrong = [c for c in answered if c != whole]
-    assert not wrong, f"partial counters: {wrong[0]} != {whole}"
+    # Partial state shows as a count short of the first worker's; a count above it is a
+    # redelivered message counted again (at-least-once), which the README allows.
+    partial = [c for c in answered if any(c.get(name, 0) < n for name, n in whole.items())]
+    assert not partial, f"partial counters: {partial[0]} < {whole}"
     for article_id in known:
         looked = by_path[f"/articles/{article_id}/"]
         assert {status for status, _ in looked} <= {200, 503}, (article_id, looked[:3])

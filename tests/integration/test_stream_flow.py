@@ -16,7 +16,7 @@ import pytest
 from streams.follow import ArticleOutcome
 from streams.publish import ingested_record
 from streams.settings import RETENTION_ENV
-from streams.topics import partition_of
+from streams.topics import PARTITIONS, partition_of
 from tests.integration.stream_support import ENTITY, Flow, distinct, encoded, eventually, flow
 from tests.llm_support import FALLBACK, FALLBACK_KEY, PRIMARY, PRIMARY_KEY
 from tests.support.openai_server import ScriptedOpenAIServer, delayed, running_server
@@ -272,8 +272,12 @@ def test_per_article_state_expires_after_the_retention_period(
 ) -> None:
     old = make_articles(4, seed=4)
     later = make_articles(40, seed=5)
+
     # A later article on the same partition as the first old one: sweeps go partition by partition.
-    newer = next(c for c in later if partition_of(c.article_id) == partition_of(old[0].article_id))
+    def where(case: CaseArticle) -> int:
+        return partition_of(case.article_id, PARTITIONS)  # the flow's topics have the default
+
+    newer = next(c for c in later if where(c) == where(old[0]))
     scripted(server, [*old, newer])
     worker = kafka_flow.worker(settings={RETENTION_ENV: str(2 / 3600)})  # two seconds
     with worker:

@@ -16,7 +16,7 @@ from fastavro import parse_schema, schemaless_writer
 from article_runtime.resources import AVRO_DIR
 from streams.codec import MAGIC, AvroCodec, DecodeError, EncodeError
 from streams.compensation import compensation_event, undecodable
-from streams.topics import PARTITIONS, TOPICS
+from streams.topics import TOPICS
 
 AT = datetime(2026, 3, 14, 9, 26, 53, 589000, tzinfo=UTC)
 HASH = "9f2c" * 16
@@ -457,9 +457,8 @@ def test_fallback_event_must_name_its_next_attempt() -> None:
         compensation_event("a", stage="hygiene", kind="fallback", reason="invalid")
 
 
-def test_topics_are_co_partitioned_and_have_schemas(codec: AvroCodec) -> None:
+def test_topics_have_schemas(codec: AvroCodec) -> None:
     assert len({topic.name for topic in TOPICS}) == len(TOPICS) == 7
-    assert {topic.partitions for topic in TOPICS} == {PARTITIONS}
     assert sorted(topic.schema for topic in TOPICS) == codec.schema_names
 
 

@@ -350,6 +350,7 @@ def test_a_valid_primary_proposal_is_assembled_and_settles_the_ladder(case: Case
         "awaiting": None,
         "settled": f"assembled:primary:{sha256(expected(case).markdown)}",
         "attempts": [],  # on the output; a settled ladder keeps none
+        "attempt": 1,  # the last request judged: a redrive is numbered after it
     }
     # The same proposal again (a redelivery after a crash) changes nothing.
     assert assembly_step(record, state, has_models=True) == ([], None)
@@ -486,6 +487,7 @@ def test_a_failing_deterministic_rung_ends_the_ladder(case: CaseArticle) -> None
         "awaiting": None,
         "settled": "terminal:content_too_short",
         "attempts": [],
+        "attempt": 3,
     }
     assert compensation_step(event) == []  # terminal: the ladder ends here
     assert assembly_step(record, after, has_models=True) == ([], None)
@@ -1069,7 +1071,7 @@ def test_settings_need_a_kafka_cluster() -> None:
         with pytest.raises(SettingsError, match="KAFKA_BOOTSTRAP_SERVERS"):
             WorkerSettings.from_env(env)
     settings = WorkerSettings.from_env(BOOTSTRAP)
-    assert settings.bootstrap == "kafka-0:9092,kafka-1:9092"
+    assert settings.connection.hosts == ["kafka-0:9092", "kafka-1:9092"]
     assert settings.ecp_standin is None
     assert settings.calls_in_flight >= 1
 

@@ -40,7 +40,8 @@ turn the file into a variable). */}}
 {{- end }}
 
 {{/* JSON list of the variables read from the Secret: every providers api_key_env, the Langfuse
-keys when langfuse.enabled, and extraSecretEnv; sorted, without duplicates. */}}
+keys when langfuse.enabled, the SASL password when kafka.securityProtocol is SASL_*, and
+extraSecretEnv; sorted, without duplicates. */}}
 {{- define "article-runtime.secretEnvNames" -}}
 {{- $names := list }}
 {{- range $call, $spec := .Values.providers }}
@@ -55,6 +56,9 @@ keys when langfuse.enabled, and extraSecretEnv; sorted, without duplicates. */}}
 {{- end }}
 {{- if .Values.langfuse.enabled }}
 {{- $names = concat $names (list "LANGFUSE_PUBLIC_KEY" "LANGFUSE_SECRET_KEY") }}
+{{- end }}
+{{- if hasPrefix "SASL_" .Values.kafka.securityProtocol }}
+{{- $names = append $names "KAFKA_SASL_PASSWORD" }}
 {{- end }}
 {{- $names = concat $names (default (list) .Values.extraSecretEnv) }}
 {{- $names | uniq | sortAlpha | toJson }}
@@ -73,6 +77,24 @@ keys when langfuse.enabled, and extraSecretEnv; sorted, without duplicates. */}}
 {{- define "article-runtime.validate" -}}
 {{- if not .Values.kafka.bootstrapServers }}
 {{- fail "kafka.bootstrapServers is required (KAFKA_BOOTSTRAP_SERVERS)" }}
+{{- end }}
+{{- $protocols := list "PLAINTEXT" "SSL" "SASL_PLAINTEXT" "SASL_SSL" }}
+{{- if not (has .Values.kafka.securityProtocol $protocols) }}
+{{- fail (printf "kafka.securityProtocol must be one of %s" (join ", " $protocols)) }}
+{{- end }}
+{{- if hasPrefix "SASL_" .Values.kafka.securityProtocol }}
+{{- if not (has .Values.kafka.sasl.mechanism (list "PLAIN" "SCRAM-SHA-256" "SCRAM-SHA-512")) }}
+{{- fail "kafka.sasl.mechanism must be PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 with SASL_*" }}
+{{- end }}
+{{- if not .Values.kafka.sasl.username }}
+{{- fail "kafka.sasl.username is required with SASL_* (the password comes from the Secret's KAFKA_SASL_PASSWORD)" }}
+{{- end }}
+{{- end }}
+{{- if and .Values.kafka.tls.existingSecret (not (hasSuffix "SSL" .Values.kafka.securityProtocol)) }}
+{{- fail "kafka.tls.existingSecret is set but kafka.securityProtocol does not use TLS (SSL or SASL_SSL)" }}
+{{- end }}
+{{- if ne (not .Values.kafka.tls.certificateKey) (not .Values.kafka.tls.keyKey) }}
+{{- fail "set both kafka.tls.certificateKey and kafka.tls.keyKey (mutual TLS), or neither" }}
 {{- end }}
 {{- if gt (int .Values.replicaCount) (int .Values.kafka.partitions) }}
 {{- fail (printf "replicaCount (%d) > kafka.partitions (%d): workers beyond the partition count sit idle in the consumer group; add partitions first" (int .Values.replicaCount) (int .Values.kafka.partitions)) }}

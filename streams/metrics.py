@@ -1,0 +1,276 @@
+"""``/metrics``: what one worker did, in Prometheus text format.
+
+Counted at the edges, never in the core:
+- a Faust sensor (``FlowSensor``) sees every event an agent's stream takes in and every
+  message the producer got acknowledged: messages in and out per agent and topic;
+- the wiring (``streams.wiring``) times each message from taking it to its outputs on the
+  broker (stage latency), tracks the messages in progress (for hygiene and enrichment: the
+  model calls in flight), and hands every produced record here (compensation events by
+  stage, kind and reason; articles settled by path);
+- the LLM runtime's trace hook (``on_generation``): model attempts by prompt, role, model
+  and outcome, their latency, tokens and cost by model;
+- at scrape time (``_StateCollector``): consumer lag per topic partition (the consumer's
+  highwater against its committed offset), table sizes, readiness.
+
+Faust's own Prometheus sensor runs beside ours (``faust_*``: commits, sends, rebalances, web
+requests). Counters count per worker and since its start; a redelivered message (after a
+crash or rebalance) is counted again, as it is processed again.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+import faust
+from faust.agents import current_agent
+from faust.sensors.prometheus import FaustMetrics, PrometheusMonitor
+from faust.types import TP, EventT, PendingMessage, RecordMetadata, StreamT
+from faust.types.transports import ProducerT
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    disable_created_metrics,
+    generate_latest,
+)
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+from article_runtime.llm.records import GenerationRecord
+from streams.topics import ARTICLE_ASSEMBLED, ARTICLE_COMPENSATION, ARTICLE_ENRICHED, TOPICS
+
+if TYPE_CHECKING:
+    from streams.wiring import Emit, Wiring
+
+FLOW_TOPICS = frozenset(t.name for t in TOPICS)
+NO_AGENT = "-"  # produced outside any agent (none today)
+STAGE_BUCKETS_S = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
+MODEL_BUCKETS_S = (0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120)
+# No ``*_created`` series: they double the page and nothing here reads them.
+disable_created_metrics()  # type: ignore[no-untyped-call]
+
+
+class FlowMetrics:
+    """The worker's metrics on their own registry (one per app, so tests can run several)."""
+
+    def __init__(self) -> None:
+        r = self.registry = CollectorRegistry()
+        self.messages_in = Counter(
+            "article_runtime_messages_in",
+            "Messages an agent's stream took in, by agent and topic",
+            ["agent", "topic"],
+            registry=r,
+        )
+        self.messages_out = Counter(
+            "article_runtime_messages_out",
+            "Messages produced and acknowledged by the broker, by agent and topic",
+            ["agent", "topic"],
+            registry=r,
+        )
+        self.stage_seconds = Histogram(
+            "article_runtime_stage_seconds",
+            "Seconds from taking a message to its outputs acknowledged by the broker",
+            ["stage"],
+            buckets=STAGE_BUCKETS_S,
+            registry=r,
+        )
+        self.in_flight = Gauge(
+            "article_runtime_in_flight",
+            "Messages being processed per stage (hygiene, enrichment: model calls in flight)",
+            ["stage"],
+            registry=r,
+        )
+        self.model_calls = Counter(
+            "article_runtime_model_calls",
+            "Model attempts by prompt, role, model and outcome (ok, invalid, timeout, ...)",
+            ["prompt", "role", "model", "outcome"],
+            registry=r,
+        )
+        self.model_seconds = Histogram(
+            "article_runtime_model_call_seconds",
+            "Seconds one model attempt took, by prompt and model",
+            ["prompt", "model"],
+            buckets=MODEL_BUCKETS_S,
+            registry=r,
+        )
+        self.tokens = Counter(
+            "article_runtime_model_tokens",
+            "Tokens by model and kind (prompt, completion)",
+            ["model", "kind"],
+            registry=r,
+        )
+        self.cost = Counter(
+            "article_runtime_model_cost_usd",
+            "Cost in USD by model, from the providers file's prices",
+            ["model"],
+            registry=r,
+        )
+        self.compensations = Counter(
+            "article_runtime_compensation_events",
+            "Compensation events produced, by stage, kind (fallback, terminal) and reason",
+            ["stage", "kind", "reason"],
+            registry=r,
+        )
+        self.settled = Counter(
+            "article_runtime_articles_settled",
+            "Articles settled per phase (hygiene, enrichment) and path "
+            "(primary, fallback, deterministic, terminal)",
+            ["phase", "path"],
+            registry=r,
+        )
+
+    # -- the edges --------------------------------------------------------------------------
+
+    @contextmanager
+    def processing(self, stage: str) -> Iterator[None]:
+        """Around one message's work: in flight while it runs, its latency once done. The
+        label is the agent (``ecp_standin`` shares the enrichment stage), else ``stage``."""
+        agent = _agent()
+        stage = agent if agent != NO_AGENT else stage
+        gauge = self.in_flight.labels(stage=stage)
+        gauge.inc()
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            gauge.dec()
+        self.stage_seconds.labels(stage=stage).observe(time.perf_counter() - started)
+
+    def on_generation(self, generation: GenerationRecord) -> None:
+        """The LLM runtime's trace hook: one model attempt."""
+        attempt = generation.attempt
+        model = attempt.model or "unknown"
+        self.model_calls.labels(
+            prompt=generation.prompt_name, role=attempt.role, model=model, outcome=attempt.outcome
+        ).inc()
+        if attempt.latency_ms is not None:
+            seconds = attempt.latency_ms / 1000
+            self.model_seconds.labels(prompt=generation.prompt_name, model=model).observe(seconds)
+        if attempt.prompt_tokens:
+            self.tokens.labels(model=model, kind="prompt").inc(attempt.prompt_tokens)
+        if attempt.completion_tokens:
+            self.tokens.labels(model=model, kind="completion").inc(attempt.completion_tokens)
+        if attempt.cost_usd:
+            self.cost.labels(model=model).inc(attempt.cost_usd)
+
+    def on_published(self, emits: Iterable[Emit]) -> None:
+        """Records the broker has acknowledged: compensations and settled articles."""
+        for emit in emits:
+            record = emit.record
+            if emit.topic is ARTICLE_COMPENSATION:
+                stage, kind, reason = record["stage"], record["kind"], record["reason"]
+                self.compensations.labels(stage=stage, kind=kind, reason=reason).inc()
+                if kind == "terminal":
+                    phase = "enrichment" if stage == "enrichment" else "hygiene"
+                    self.settled.labels(phase=phase, path="terminal").inc()
+            elif emit.topic is ARTICLE_ASSEMBLED:
+                self.settled.labels(phase="hygiene", path=record["path"]).inc()
+            elif emit.topic is ARTICLE_ENRICHED:
+                self.settled.labels(phase="enrichment", path=record["path"]).inc()
+
+    def install(self, w: Wiring, ready: Callable[[], list[str]]) -> None:
+        """Sensors on the app, the scrape-time collector and the ``/metrics`` page."""
+        app = w.app
+        app.sensors.add(FlowSensor(self))
+        app.monitor = PrometheusMonitor(metrics=FaustMetrics.create(self.registry, "faust"))
+        self.registry.register(_StateCollector(w, ready))
+
+        @app.page("/metrics")
+        async def metrics(web: faust.web.View, request: faust.web.Request) -> faust.web.Response:
+            return web.bytes(self.render(), headers={"Content-Type": CONTENT_TYPE_LATEST})
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)
+
+
+class FlowSensor(faust.Sensor):
+    """Messages in and out per agent: Faust calls it for every stream event and every send."""
+
+    def __init__(self, metrics: FlowMetrics, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.metrics = metrics
+
+    def on_stream_event_in(
+        self, tp: TP, offset: int, stream: StreamT[Any], event: EventT[Any]
+    ) -> dict[str, Any] | None:
+        self.metrics.messages_in.labels(agent=_agent(), topic=tp.topic).inc()
+        return None
+
+    def on_send_initiated(
+        self, producer: ProducerT, topic: str, message: PendingMessage, keysize: int, valsize: int
+    ) -> Any:
+        return _agent()  # the state Faust hands back to on_send_completed
+
+    def on_send_completed(self, producer: ProducerT, state: Any, metadata: RecordMetadata) -> None:
+        if metadata.topic in FLOW_TOPICS:
+            agent = state if isinstance(state, str) else NO_AGENT
+            self.metrics.messages_out.labels(agent=agent, topic=metadata.topic).inc()
+
+
+def _agent() -> str:
+    agent = current_agent()
+    return str(agent.name) if agent is not None else NO_AGENT
+
+
+def partition_lag(consumer: Any) -> list[tuple[str, int, int, int]]:
+    """``(topic, partition, highwater, committed)`` for every flow partition this worker
+    consumes whose highwater is known. A partition with nothing committed yet counts from
+    offset 0 (exact until retention deletes the log's first segments)."""
+    found = []
+    try:
+        assigned = consumer.assignment()
+    except Exception:  # not started, or between two assignments
+        return []
+    committed = getattr(consumer, "_committed_offset", {})  # Faust's view of its commits
+    for tp in sorted(assigned):
+        if tp.topic not in FLOW_TOPICS:
+            continue
+        try:
+            end = consumer.highwater(tp)
+        except Exception:  # revoked meanwhile
+            continue
+        if end is None:
+            continue  # nothing fetched yet: the highwater is not known
+        found.append((tp.topic, tp.partition, int(end), int(committed.get(tp) or 0)))
+    return found
+
+
+class _StateCollector(Collector):
+    """Gauges read when scraped: lag, table sizes, readiness."""
+
+    def __init__(self, w: Wiring, not_ready: Callable[[], list[str]]) -> None:
+        self.w, self.not_ready = w, not_ready
+
+    def collect(self) -> Iterable[Metric]:
+        lag = GaugeMetricFamily(
+            "article_runtime_consumer_lag",
+            "Messages on a partition this worker consumes not yet committed "
+            "(highwater - committed offset)",
+            labels=["topic", "partition"],
+        )
+        end = GaugeMetricFamily(
+            "article_runtime_partition_highwater",
+            "The partition's end offset as the consumer last saw it",
+            labels=["topic", "partition"],
+        )
+        for topic, partition, highwater, committed in partition_lag(self.w.app.consumer):
+            lag.add_metric([topic, str(partition)], max(0, highwater - committed))
+            end.add_metric([topic, str(partition)], highwater)
+        sizes = GaugeMetricFamily(
+            "article_runtime_table_keys",
+            "Keys held in each table on this worker (active and standby partitions)",
+            labels=["table"],
+        )
+        for name, table in self.w.tables.items():
+            sizes.add_metric([name], len(table.data))
+        reasons = self.not_ready()
+        ready = GaugeMetricFamily(
+            "article_runtime_ready", "1 when the readiness probe passes, else 0"
+        )
+        ready.add_metric([], 0 if reasons else 1)
+        return [lag, end, sizes, ready]

@@ -1,0 +1,78 @@
+"""Topics read together must have one partition count; the worker refuses otherwise."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from streams.app import TABLE_AGENTS, create_app, joined
+from streams.connection import KafkaConnection
+from streams.partitions import PartitionMismatch, check_copartitioned, found_count, mismatches
+from streams.settings import WorkerSettings
+from streams.topics import ARTICLE_ASSEMBLED, ECP_VERDICT, TOPICS, partition_of
+
+names = st.sampled_from([t.name for t in TOPICS] + ["a-changelog", "b-changelog"])
+counts = st.dictionaries(names, st.integers(1, 12), min_size=1)
+
+
+@given(counts, st.integers(1, 12))
+def test_missing_topics_are_created_to_match_those_that_exist(
+    existing: dict[str, int], wanted: int
+) -> None:
+    count = found_count(existing, wanted)
+    assert count in existing.values()
+    assert all(list(existing.values()).count(count) >= list(existing.values()).count(n)
+               for n in existing.values())  # fmt: skip
+
+
+def test_on_an_empty_cluster_the_setting_decides() -> None:
+    assert found_count({}, 6) == 6
+
+
+@given(
+    st.dictionaries(st.text("abcdef ", min_size=1), st.lists(names, min_size=1, unique=True)),
+    counts,
+)
+def test_a_group_is_refused_exactly_when_its_counts_differ(
+    groups: dict[str, list[str]], found: dict[str, int]
+) -> None:
+    full = {name: found.get(name, 3) for group in groups.values() for name in group}
+    bad = mismatches(groups, full)
+    assert len(bad) == sum(len({full[n] for n in g}) > 1 for g in groups.values())
+    if bad:
+        with pytest.raises(PartitionMismatch) as refused:
+            check_copartitioned(groups, full)
+        line = str(refused.value)
+        assert "\n" not in line
+        for group in groups.values():
+            if len({full[n] for n in group}) > 1:
+                assert all(f"{n} ({full[n]})" in line for n in group)
+    else:
+        check_copartitioned(groups, full)
+
+
+def test_the_refusal_names_the_topics_and_their_counts() -> None:
+    groups = {"agent enrichment": [ARTICLE_ASSEMBLED.name, ECP_VERDICT.name]}
+    with pytest.raises(PartitionMismatch, match=r"article.assembled \(6\), ecp.verdict \(3\)"):
+        check_copartitioned(groups, {ARTICLE_ASSEMBLED.name: 6, ECP_VERDICT.name: 3})
+
+
+def test_joined_groups_cover_every_multi_topic_agent_and_every_table() -> None:
+    settings = WorkerSettings(KafkaConnection("127.0.0.1:9"), app_id="t", partitions=6)
+    w = create_app(settings, None)
+    groups = joined(w)
+    assert set(groups) == {"agent assembly", "agent enrichment", "agent ledger", "agent terminals"}
+    assert set(groups["agent ledger"]) >= {t.name for t in TOPICS}
+    assert {ARTICLE_ASSEMBLED.name, ECP_VERDICT.name} <= set(groups["agent enrichment"])
+    changelogs = {n for g in groups.values() for n in g if n.endswith("-changelog")}
+    assert changelogs == {f"t-{table}-changelog" for table in TABLE_AGENTS}
+    # Everything the app declares follows the count the worker runs with.
+    assert {w.tables[t].partitions for t in TABLE_AGENTS} == {6}
+    assert {topic.partitions for topic in w.topics.values()} == {6}
+
+
+def test_partition_of_depends_on_the_count() -> None:
+    """Why the count must reach every caller: the same key lands elsewhere with 6."""
+    ids = [f"article-{n}" for n in range(50)]
+    assert any(partition_of(a, 3) != partition_of(a, 6) for a in ids)
