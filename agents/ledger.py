@@ -25,6 +25,7 @@ import faust
 
 from agents.versions import label, version_of
 from streams.codec import CodecError
+from streams.routing import partition_count
 from streams.topics import (
     ARTICLE_ASSEMBLED,
     ARTICLE_ENRICHED,
@@ -34,6 +35,7 @@ from streams.topics import (
     HYGIENE_PROPOSAL,
     HYGIENE_REQUEST,
     TOPICS,
+    partition_of,
 )
 from streams.window import InFlight
 from streams.wiring import Wiring
@@ -170,11 +172,18 @@ def register(w: Wiring) -> None:
             entry, names = describe(w, message.topic, message.value or b"", message.offset)
             key = (message.key or b"").decode("utf-8", errors="replace")
             at = datetime.fromtimestamp(message.timestamp, UTC).isoformat()
-            status[key] = updated(status.get(key), message.topic, entry, at)
+            confirmations = []
+            # A message off its key's partition (an outside producer with another partitioner,
+            # which the stages end as misrouted_key) gets no lineage entry: written here it
+            # would sit on the wrong partition's changelog, where expiry never looks.
+            partitions = partition_count(w.app, BY_NAME[message.topic], w.settings.partitions)
+            if partition_of(key, partitions) == message.partition:
+                status[key] = updated(status.get(key), message.topic, entry, at)
+                confirmations.append(status.confirmed(key))
             bumped = [f"{message.partition}/{name}" for name in names]
             for counter in bumped:
                 counters[counter] = counters.get(counter, 0) + 1
-            confirmations = [status.confirmed(key), *map(counters.confirmed, bumped)]
+            confirmations += map(counters.confirmed, bumped)
             await window.submit(event, _all(confirmations))
 
 

@@ -265,3 +265,13 @@ def test_a_producer_with_the_default_partitioner_is_caught_not_mis_joined(tmp_pa
                 assert counters.get("compensation/candidates/terminal/misrouted_key") == len(wrong)
 
             eventually(counted)
+
+            def lineage_without_the_misrouted_message() -> None:
+                # Its terminal event is the lineage; the message off its partition left none
+                # (written there, it would sit where expiry never looks).
+                lineage = worker.get(f"/articles/{wrong[0]}/")
+                assert lineage is not None
+                stages = [e["stage"] for e in lineage["events"]]
+                assert stages and "ingested" not in stages, stages
+
+            eventually(lineage_without_the_misrouted_message)
