@@ -559,6 +559,8 @@ def run_scenario(
                 r.publish_reserve()
                 r.finish(watcher, fault_over)
                 r.verify(watcher)
+        except WorkerStartError as error:  # a failed run to count, not the end of a soak
+            result.problems.append(f"a worker did not start: {str(error).splitlines()[0]}")
         finally:
             r.stop_all()
     return result
