@@ -47,6 +47,36 @@ def test_in_flight_work_runs_in_its_epoch_and_is_abandoned_when_it_ends() -> Non
     assert finished == ["quick"]
 
 
+def test_work_of_the_current_epoch_waits_for_a_stopped_flow_instead_of_being_dropped() -> None:
+    """Regression (make soak, broker restart): a message handed out in this epoch that reached
+    its agent while the flow was stopped was skipped as if its epoch had ended; nothing
+    delivered it again and its offset held the commit back forever."""
+    gate = CommitGate()
+    gate.begin()
+    work = InFlightWork(gate)
+    finished: list[str] = []
+
+    async def job(name: str) -> None:
+        finished.append(name)
+
+    async def main() -> None:
+        waiting = asyncio.create_task(work.run(_stamped(gate.epoch), job("resumed")))
+        await asyncio.sleep(0.2)
+        assert finished == [] and not waiting.done()  # not run while the flow is stopped
+        gate.resume()
+        assert await asyncio.wait_for(waiting, 1) is True
+        # The same wait ends without running when the epoch ends instead: the next owner is
+        # redelivered the message from the committed offset.
+        gate.close()
+        ended = asyncio.create_task(work.run(_stamped(gate.epoch), job("ended")))
+        await asyncio.sleep(0.2)
+        gate.begin()
+        assert await asyncio.wait_for(ended, 1) is False
+
+    asyncio.run(main())
+    assert finished == ["resumed"]
+
+
 def test_resuming_a_running_flow_keeps_what_the_queues_hold() -> None:
     """faust-streaming's recovery resumes the flow a second time after messages were handed
     out; its FlowControlEvent clears every queue on resume, dropping them."""
