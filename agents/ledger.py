@@ -38,7 +38,7 @@ from streams.topics import (
     partition_of,
 )
 from streams.window import InFlight
-from streams.wiring import Event, Wiring
+from streams.wiring import Wiring
 
 STATUS_TABLE = "article_status"
 COUNTERS_TABLE = "outcome_counters"
@@ -184,13 +184,7 @@ def register(w: Wiring) -> None:
             for counter in bumped:
                 counters[counter] = counters.get(counter, 0) + 1
             confirmations += map(counters.confirmed, bumped)
-            await window.submit(event, _confirmed(w, event, confirmations))
-
-
-async def _confirmed(w: Wiring, event: Event, waits: list[Coroutine[Any, Any, None]]) -> None:
-    """Wait for every confirmation, as work of this epoch: a revocation stops it (the message
-    is redelivered) and the consumer sees it running, not dropped."""
-    await w.work.run(event.message, _all(waits))
+            await window.submit(event, _all(confirmations))
 
 
 async def _all(waits: list[Coroutine[Any, Any, None]]) -> None:

@@ -108,17 +108,6 @@ class CommitGate:
             for tp, offset in offsets.items():
                 self._committed[tp] = max(offset, self._committed.get(tp, -1))
 
-    def passed_over(self) -> dict[TP, int]:
-        """Per partition, the oldest owed offset when a later offset of it was acknowledged
-        (agents take a partition's messages in order, so the owed one was dropped or is
-        still being worked on; ``streams.consumer`` tells the two apart)."""
-        with self._lock:
-            return {
-                tp: min(p.owed)
-                for tp, p in self._partitions.items()
-                if p.owed and p.end is not None and p.end - min(p.owed) > len(p.owed)
-            }
-
     def holding(self) -> dict[TP, tuple[int, int]]:
         """Per partition with messages owed: (the oldest owed offset, how many are owed)."""
         with self._lock:

@@ -23,11 +23,6 @@ Here, instead:
   Faust's recovery resumes it a second time after the stream partitions were fetching,
   dropping messages it had just handed out (seen: the first messages of a partition taken
   over after a SIGKILL never processed, the group stuck behind them).
-- A message of the current epoch that reaches its agent while the flow is stopped waits for
-  the flow instead of being skipped, and a message the agents were handed but never processed
-  (later offsets of its partition acknowledged, no work running for it) is read again from its
-  offset: Faust can lose a delivery inside an epoch, and nothing else would redeliver it before
-  the next rebalance (seen in ``make soak``: 1 broker restart in 20, an article never settled).
 - A failed commit is logged and retried by the next one instead of crashing the worker.
 - Table recovery that stops receiving changelog events while it still needs some exits the
   worker (crash-only; it starts again and reads the changelogs afresh). Seen in about 1 of 30
@@ -60,7 +55,6 @@ _EPOCH = "_article_runtime_epoch"  # set on every message this consumer hands ou
 ABANDON_TIMEOUT_S = 10.0  # cancelled work that does not stop by then is logged, not awaited
 FLOW_POLL_S = 0.05  # how often work that arrived while the flow was stopped checks it again
 HELD_BACK_S = 60.0  # an offset owed this long while the flow runs is reported
-DROPPED_AFTER_S = 20.0  # an owed offset passed over by later acks this long is read again
 RECOVERY_STALL_S = 45.0  # table recovery with nothing received this long exits the worker
 
 
@@ -92,7 +86,7 @@ class InFlightWork:
 
     def __init__(self, gate: CommitGate) -> None:
         self._gate = gate
-        self._tasks: dict[asyncio.Task[None], tuple[TP, int]] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
 
     async def run(self, message: Message, work: Coroutine[Any, Any, None]) -> bool:
         """Run ``work`` unless its epoch is over; False when it did not run to the end.
@@ -113,14 +107,14 @@ class InFlightWork:
             work.close()  # a message of an ended epoch: its partition will deliver it again
             return False
         task = asyncio.ensure_future(work)
-        self._tasks[task] = (message.tp, message.offset)
+        self._tasks.add(task)
         try:
             await asyncio.wait({task})
         except asyncio.CancelledError:  # our caller is cancelled (shutdown): so is the work
             task.cancel()
             raise
         finally:
-            self._tasks.pop(task, None)
+            self._tasks.discard(task)
         if task.cancelled():
             return False
         task.result()  # work never raises by contract; if it does, the caller sees it
@@ -143,10 +137,6 @@ class InFlightWork:
     def flowing(self) -> bool:
         """Whether the current epoch's messages are being processed (the flow runs)."""
         return self._gate.open
-
-    def running(self, tp: TP, offset: int) -> bool:
-        """Whether work for the message at ``offset`` of ``tp`` is running now."""
-        return (tp, offset) in self._tasks.values()
 
     def __len__(self) -> int:
         return len(self._tasks)
@@ -253,31 +243,6 @@ class Consumer(faust_aiokafka.Consumer):
                         owed,
                     )
             seen = {tp: oldest for tp, (oldest, _) in holding.items()}
-
-    @Service.task
-    async def _read_dropped_again(self) -> None:
-        """Read a partition again from a message the agents were handed and never processed.
-
-        Faust can lose a delivery inside one epoch (a delivery cancelled when the flow is
-        suspended, after its read offset moved on), and nothing would deliver it again before
-        the next rebalance: seen in about 1 of 20 broker restarts in ``make soak``, an article
-        never settled and its partition's commit held back for good. The evidence that a
-        message was dropped, not merely slow: later offsets of its partition were acknowledged
-        (agents take a partition's messages in order), and no work runs for it. Seeking back
-        to it redelivers it; the messages after it that were already done are delivered again
-        and produce the same outputs (idempotent), and their acks are not counted twice."""
-        seen: dict[TP, int] = {}
-        async for _ in self.itertimer(DROPPED_AFTER_S, name="read_dropped_again"):
-            dropped = self.gate.passed_over() if self.gate.open else {}
-            for tp, offset in dropped.items():
-                if seen.get(tp) == offset and not self.work.running(tp, offset):
-                    self.log.warning(
-                        "offset %d of %s was handed out and never processed: reading it again",
-                        offset,
-                        tp,
-                    )
-                    await self.seek(tp, offset)
-            seen = dropped
 
     @Service.task
     async def _watch_recovery(self) -> None:

@@ -155,24 +155,3 @@ def test_no_history_commits_past_an_unacknowledged_message(history: list[tuple[A
             for offset in sorted(handed - model.done.get(tp, set())):
                 gate.acked(model.epoch, tp, offset)
             assert gate.committable().get(tp, committed.get(tp)) == model.next_offset[tp]
-
-
-@given(
-    count=st.integers(min_value=1, max_value=30),
-    acked=st.sets(st.integers(min_value=0, max_value=29)),
-)
-def test_an_owed_offset_is_passed_over_exactly_when_a_later_one_was_acknowledged(
-    count: int, acked: set[int]
-) -> None:
-    """The consumer reads a partition again from an owed message only on this evidence that
-    it was dropped (agents take a partition's messages in order)."""
-    gate = CommitGate()
-    epoch = gate.begin()
-    gate.resume()
-    gate.fetched(epoch, TPS[0], range(100, 100 + count))
-    done = {100 + n for n in acked if n < count}
-    for offset in done:
-        gate.acked(epoch, TPS[0], offset)
-    owed = set(range(100, 100 + count)) - done
-    passed = bool(owed) and any(offset > min(owed) for offset in done)
-    assert gate.passed_over() == ({TPS[0]: min(owed)} if passed else {})

@@ -77,31 +77,6 @@ def test_work_of_the_current_epoch_waits_for_a_stopped_flow_instead_of_being_dro
     assert finished == ["resumed"]
 
 
-def test_work_running_for_a_message_is_known_by_its_partition_and_offset() -> None:
-    """What lets the consumer tell a slow message from a dropped one."""
-    gate = CommitGate()
-    gate.begin()
-    gate.resume()
-    work = InFlightWork(gate)
-    message = _stamped(gate.epoch)
-    started = asyncio.Event()
-
-    async def job() -> None:
-        started.set()
-        await asyncio.sleep(5)
-
-    async def main() -> None:
-        task = asyncio.create_task(work.run(message, job()))
-        await started.wait()
-        assert work.running(message.tp, message.offset)
-        assert not work.running(message.tp, message.offset + 1)
-        await work.abandon(timeout_s=1)
-        assert await task is False
-        assert not work.running(message.tp, message.offset)
-
-    asyncio.run(main())
-
-
 def test_resuming_a_running_flow_keeps_what_the_queues_hold() -> None:
     """faust-streaming's recovery resumes the flow a second time after messages were handed
     out; its FlowControlEvent clears every queue on resume, dropping them."""
