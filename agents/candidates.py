@@ -33,7 +33,7 @@ from article_runtime.errors import InputError
 from article_runtime.hashing import model_hash, sha256_hex
 from streams.compensation import compensation_event
 from streams.records import feed_metadata, now
-from streams.routing import MISROUTED_KEY, misrouted, partition_count
+from streams.routing import misrouted_event
 from streams.topics import (
     ARTICLE_COMPENSATION,
     ARTICLE_INGESTED,
@@ -91,28 +91,13 @@ def candidates_step(
     return Emit(HYGIENE_REQUEST, article_id, request)
 
 
-def misrouted_step(record: dict[str, Any], at: tuple[str, int, int], why: str) -> Emit:
-    """The terminal event for an ingested record off its article's partition."""
-    event = compensation_event(
-        record["article_id"],
-        stage="candidates",
-        kind="terminal",
-        reason=MISROUTED_KEY,
-        detail=why[:500],
-        origin=at,
-    )
-    return Emit(ARTICLE_COMPENSATION, record["article_id"], event)
-
-
 def register(w: Wiring) -> None:
     has_models = w.has_hygiene_models
 
     async def handle(event: Event, record: dict[str, Any]) -> list[Emit]:
-        message = event.message
-        partitions = partition_count(w.app, ARTICLE_INGESTED, w.settings.partitions)
-        why = misrouted(message.key, record["article_id"], message.partition, partitions)
-        if why is not None:
-            return [misrouted_step(record, origin(event), why)]
+        refused = misrouted_event(w, event, record, "candidates")
+        if refused is not None:
+            return [refused]
         step = functools.partial(candidates_step, has_models=has_models, at=origin(event))
         return [await asyncio.to_thread(step, record)]
 

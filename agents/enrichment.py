@@ -41,10 +41,10 @@ from article_runtime.model import AssembledArticle
 from streams.compensation import compensation_event
 from streams.reader import RecordUnavailable, TopicReader
 from streams.records import assembled_article, attempt_records, enriched_record, now
-from streams.routing import MISROUTED_KEY, misrouted, partition_count
+from streams.routing import misrouted_event
 from streams.topics import ARTICLE_ASSEMBLED, ARTICLE_COMPENSATION, ARTICLE_ENRICHED, ECP_VERDICT
 from streams.window import InFlight, KeyedLocks
-from streams.wiring import Emit, Event, Wiring, origin
+from streams.wiring import Emit, Event, Wiring
 
 JOIN_TABLE = "enrichment_join"
 Enrich = Callable[[AssembledArticle, Entity], Awaitable[dict[str, Any]]]
@@ -346,21 +346,6 @@ def failed(
     return Emit(ARTICLE_COMPENSATION, article_id, event)
 
 
-def misrouted_verdict(record: dict[str, Any], at: tuple[str, int, int], why: str) -> Emit:
-    """A verdict off its article's partition would wait for an article the join never sees
-    there: it ends as a terminal event naming its entity (``streams.routing``)."""
-    event = compensation_event(
-        record["article_id"],
-        stage="enrichment",
-        kind="terminal",
-        reason=MISROUTED_KEY,
-        detail=why[:500],
-        origin=at,
-        entity=record["entity"],
-    )
-    return Emit(ARTICLE_COMPENSATION, record["article_id"], event)
-
-
 async def _ready(article: AssembledArticle) -> AssembledArticle:
     return article
 
@@ -391,10 +376,11 @@ def register(w: Wiring) -> None:
     async def handle(event: Event, record: dict[str, Any]) -> list[Emit]:
         message = event.message
         if message.topic == ECP_VERDICT.name:  # the classifier's producer is not ours
-            partitions = partition_count(w.app, ECP_VERDICT, w.settings.partitions)
-            why = misrouted(message.key, record["article_id"], message.partition, partitions)
-            if why is not None:
-                return [misrouted_verdict(record, origin(event), why)]
+            # A verdict off its article's partition would wait for an article the join never
+            # sees there: it ends as a terminal event naming its entity.
+            refused = misrouted_event(w, event, record, "enrichment", entity=record["entity"])
+            if refused is not None:
+                return [refused]
         return await join.on_message(message.topic, record, (message.partition, message.offset))
 
     def learner(event: Event) -> Callable[[dict[str, Any]], Awaitable[None]]:

@@ -9,9 +9,13 @@ ends as a terminal compensation event with reason ``misrouted_key``.
 
 from __future__ import annotations
 
+from typing import Any
+
 import faust
 
-from streams.topics import Topic, message_key, partition_of
+from streams.compensation import Stage, compensation_event
+from streams.topics import ARTICLE_COMPENSATION, BY_NAME, Topic, message_key, partition_of
+from streams.wiring import Emit, Event, Wiring, origin
 
 MISROUTED_KEY = "misrouted_key"
 
@@ -34,3 +38,29 @@ def partition_count(app: faust.App, topic: Topic, configured: int) -> int:
     """The topic's partition count as the cluster reports it (the worker's until then)."""
     known = app.consumer.topic_partitions(topic.name)
     return known or configured
+
+
+def misrouted_event(
+    w: Wiring,
+    event: Event,
+    record: dict[str, Any],
+    stage: Stage,
+    entity: dict[str, Any] | None = None,
+) -> Emit | None:
+    """The terminal ``misrouted_key`` event for a message off its article's partition (it would
+    wait for state the worker never sees there), or None when it sits where it belongs."""
+    message = event.message
+    partitions = partition_count(w.app, BY_NAME[message.topic], w.settings.partitions)
+    why = misrouted(message.key, record["article_id"], message.partition, partitions)
+    if why is None:
+        return None
+    failure = compensation_event(
+        record["article_id"],
+        stage=stage,
+        kind="terminal",
+        reason=MISROUTED_KEY,
+        detail=why[:500],
+        origin=origin(event),
+        entity=entity,
+    )
+    return Emit(ARTICLE_COMPENSATION, record["article_id"], failure)

@@ -7,7 +7,6 @@ openai client's per-read timeout never fires; the runtime's own deadline must.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 
@@ -19,17 +18,10 @@ from tests.support.openai_server import (
     ScriptedOpenAIServer,
     Trickle,
     action_from_json,
-    running_server,
 )
 
 VALID = Reply(proposal())
 TIMEOUT_S = 1.0
-
-
-@pytest.fixture
-def server() -> Iterator[ScriptedOpenAIServer]:
-    with running_server() as scripted:
-        yield scripted
 
 
 def test_a_trickling_provider_times_out_and_the_policy_moves_on(

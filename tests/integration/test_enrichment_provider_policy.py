@@ -3,8 +3,6 @@ an invalid answer on the same model."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from pytest import MonkeyPatch
 
@@ -18,7 +16,7 @@ from streams.codec import AvroCodec
 from streams.records import enriched_record
 from tests.factories import candidate_set, proposal
 from tests.llm_support import FALLBACK, PRIMARY, Recorder, config, run
-from tests.support.openai_server import Drop, Reply, ScriptedOpenAIServer, Status, running_server
+from tests.support.openai_server import Drop, Reply, ScriptedOpenAIServer, Status
 
 ENTITY = Entity(qid="Q8678", name="Rio de Janeiro", identity="city in Brazil")
 GOOD = {
@@ -37,12 +35,6 @@ ENGLISH_TAGS = {
         {"tag": "public works", "evidence_block_ids": ["p3"]},
     ],
 }
-
-
-@pytest.fixture
-def server() -> Iterator[ScriptedOpenAIServer]:
-    with running_server() as scripted:
-        yield scripted
 
 
 @pytest.fixture

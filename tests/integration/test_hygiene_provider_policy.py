@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from pytest import MonkeyPatch
 
@@ -19,19 +17,12 @@ from tests.support.openai_server import (
     Reply,
     ScriptedOpenAIServer,
     Status,
-    running_server,
 )
 
 Server = ScriptedOpenAIServer
 
 VALID = Reply(proposal(), prompt_tokens=900, completion_tokens=60)
 INVENTED_ID = Reply(proposal(kept_block_ids=["b1", "b2", "b404"]))
-
-
-@pytest.fixture
-def server() -> Iterator[ScriptedOpenAIServer]:
-    with running_server() as scripted:
-        yield scripted
 
 
 def hygiene(

@@ -10,7 +10,6 @@ import io
 import json
 import logging
 import uuid
-from collections.abc import Iterator
 
 import pytest
 from opentelemetry.sdk.trace import TracerProvider
@@ -26,7 +25,7 @@ from article_runtime.tracing import REDACTED, LangfuseTracer, Redactor
 from streams import logs
 from tests.factories import candidate_set, proposal
 from tests.llm_support import FALLBACK, FALLBACK_KEY, PRIMARY, PRIMARY_KEY, config
-from tests.support.openai_server import Drop, Reply, ScriptedOpenAIServer, Status, running_server
+from tests.support.openai_server import Drop, Reply, ScriptedOpenAIServer, Status
 
 LANGFUSE_SECRET = "sk-lf-planted-9d8c7b6a5f4e3d2c"
 PLANTED = (PRIMARY_KEY, FALLBACK_KEY, LANGFUSE_SECRET)
@@ -38,12 +37,6 @@ GOOD_TAGS = {
         {"tag": "Tijuca", "evidence_block_ids": ["p4"]},
     ],
 }
-
-
-@pytest.fixture
-def server() -> Iterator[ScriptedOpenAIServer]:
-    with running_server() as scripted:
-        yield scripted
 
 
 def test_planted_keys_appear_only_in_the_authorization_header(

@@ -8,7 +8,6 @@ import json
 import time
 import urllib.request
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,27 +19,15 @@ from streams.health import UNREACHABLE_AFTER_S
 from streams.logs import LOG_FORMAT_ENV, LOG_LEVEL_ENV
 from streams.worker_process import WorkerProcess
 from tests.integration.fault_scenarios import APP_ID, Watcher, _fault_flow, lag_by_partition
-from tests.integration.stream_support import Flow, eventually, flow
+from tests.integration.stream_support import Flow, eventually
 from tests.llm_support import FALLBACK, FALLBACK_KEY, PRIMARY, PRIMARY_KEY
-from tests.support.openai_server import ScriptedOpenAIServer, delayed, running_server
+from tests.support.openai_server import ScriptedOpenAIServer, delayed
 from tests.support.stream_cases import make_articles, responder
 
 pytestmark = pytest.mark.kafka
 JSON_LOGS = {LOG_FORMAT_ENV: "json", LOG_LEVEL_ENV: "debug"}
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
-
-
-@pytest.fixture
-def server() -> Iterator[ScriptedOpenAIServer]:
-    with running_server() as srv:
-        yield srv
-
-
-@pytest.fixture
-def kafka_flow(tmp_path: Path, server: ScriptedOpenAIServer) -> Iterator[Flow]:
-    with flow(tmp_path, server.base_url) as f:
-        yield f
 
 
 def scrape(worker: WorkerProcess) -> Samples:

@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,16 +21,10 @@ from streams.topics import ARTICLE_ASSEMBLED, ECP_VERDICT, TOPICS
 from streams.worker_process import WorkerProcess
 from tests.integration.stream_support import eventually, flow
 from tests.integration.test_stream_flow import check_case, scripted
-from tests.support.openai_server import ScriptedOpenAIServer, running_server
+from tests.support.openai_server import ScriptedOpenAIServer
 from tests.support.stream_cases import make_articles
 
 pytestmark = pytest.mark.kafka
-
-
-@pytest.fixture
-def server() -> Iterator[ScriptedOpenAIServer]:
-    with running_server() as srv:
-        yield srv
 
 
 def owned(workers: dict[str, WorkerProcess]) -> dict[str, list[int]]:

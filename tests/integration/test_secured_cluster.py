@@ -20,7 +20,7 @@ from streams.local_kafka import LocalBroker, SaslSsl, local_broker
 from tests.integration.stream_support import Flow
 from tests.integration.test_stream_flow import check_case, scripted
 from tests.support.certificates import BrokerCertificates, make_certificates
-from tests.support.openai_server import ScriptedOpenAIServer, running_server
+from tests.support.openai_server import ScriptedOpenAIServer
 from tests.support.stream_cases import make_articles
 
 pytestmark = pytest.mark.kafka
@@ -44,12 +44,6 @@ def broker(certificates: BrokerCertificates) -> Iterator[LocalBroker]:
     with local_broker(sasl_ssl=listener) as started:
         ensure_topics(started.connection)
         yield started
-
-
-@pytest.fixture
-def server() -> Iterator[ScriptedOpenAIServer]:
-    with running_server() as srv:
-        yield srv
 
 
 def wrong_settings(

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +15,9 @@ import pytest
 
 from streams.worker_process import WorkerProcess
 from tests.integration.fault_scenarios import SCENARIOS, run_scenario
-from tests.integration.stream_support import Flow, flow
+from tests.integration.stream_support import Flow
 from tests.llm_support import FALLBACK, PRIMARY
-from tests.support.openai_server import ScriptedOpenAIServer, running_server
+from tests.support.openai_server import ScriptedOpenAIServer
 from tests.support.stream_cases import make_articles, responder
 
 pytestmark = pytest.mark.kafka
@@ -35,18 +34,6 @@ def test_fault_mid_stream_loses_nothing_and_nothing_sticks(
         scenario, tmp_path, run=run, articles=ARTICLES, publish_over_s=PUBLISH_OVER_S
     )
     assert result.passed, result.summary()
-
-
-@pytest.fixture
-def server() -> Iterator[ScriptedOpenAIServer]:
-    with running_server() as srv:
-        yield srv
-
-
-@pytest.fixture
-def kafka_flow(tmp_path: Path, server: ScriptedOpenAIServer) -> Iterator[Flow]:
-    with flow(tmp_path, server.base_url) as f:
-        yield f
 
 
 class Poller:

@@ -7,8 +7,6 @@ everything) or a compensation event; duplicates from redelivery must carry the s
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,9 +15,9 @@ from streams.follow import ArticleOutcome
 from streams.publish import ingested_record
 from streams.settings import RETENTION_ENV
 from streams.topics import PARTITIONS, partition_of
-from tests.integration.stream_support import ENTITY, Flow, distinct, encoded, eventually, flow
+from tests.integration.stream_support import ENTITY, Flow, distinct, encoded, eventually
 from tests.llm_support import FALLBACK, FALLBACK_KEY, PRIMARY, PRIMARY_KEY
-from tests.support.openai_server import ScriptedOpenAIServer, delayed, running_server
+from tests.support.openai_server import ScriptedOpenAIServer, delayed
 from tests.support.stream_cases import (
     CaseArticle,
     Expected,
@@ -35,18 +33,6 @@ POISON = {
     "poison-empty-html": "empty_html",
     "poison-oversized-html": "html_too_large",
 }
-
-
-@pytest.fixture
-def server() -> Iterator[ScriptedOpenAIServer]:
-    with running_server() as srv:
-        yield srv
-
-
-@pytest.fixture
-def kafka_flow(tmp_path: Path, server: ScriptedOpenAIServer) -> Iterator[Flow]:
-    with flow(tmp_path, server.base_url) as f:
-        yield f
 
 
 def scripted(server: ScriptedOpenAIServer, cases: list[CaseArticle]) -> None:

@@ -12,8 +12,6 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,7 +19,7 @@ import pytest
 from article_runtime.enrichment.call import ENRICHMENT
 from streams.cli import main
 from streams.follow import ArticleOutcome
-from tests.integration.stream_support import ENTITY, Flow, distinct, flow
+from tests.integration.stream_support import ENTITY, Flow, distinct
 from tests.llm_support import FALLBACK, PRIMARY
 from tests.support.openai_server import (
     Action,
@@ -29,23 +27,10 @@ from tests.support.openai_server import (
     Responder,
     ScriptedOpenAIServer,
     Status,
-    running_server,
 )
 from tests.support.stream_cases import call_kind, expected, make_articles, responder
 
 pytestmark = pytest.mark.kafka
-
-
-@pytest.fixture
-def server() -> Iterator[ScriptedOpenAIServer]:
-    with running_server() as srv:
-        yield srv
-
-
-@pytest.fixture
-def kafka_flow(tmp_path: Path, server: ScriptedOpenAIServer) -> Iterator[Flow]:
-    with flow(tmp_path, server.base_url) as f:
-        yield f
 
 
 def outage(answer: Responder, down: threading.Event) -> Responder:

@@ -17,7 +17,7 @@ import json
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +45,6 @@ from tests.support.openai_server import (
     Hold,
     Responder,
     ScriptedOpenAIServer,
-    running_server,
 )
 from tests.support.stream_cases import (
     CaseArticle,
@@ -60,12 +59,6 @@ pytestmark = pytest.mark.kafka
 APP_ID = "article-runtime-it"
 SLOW_S = 2.0  # the slow version's answers, well within the stream tests' provider timeout
 MIB = 1024 * 1024
-
-
-@pytest.fixture
-def server() -> Iterator[ScriptedOpenAIServer]:
-    with running_server() as srv:
-        yield srv
 
 
 def slowed(
