@@ -1,13 +1,22 @@
-"""Throughput of the whole stream flow with 1, 2, 3... workers side by side, and what one worker
-retains: real broker, worker processes, a scripted provider.
+"""Throughput of the whole stream flow with 1, 2, 3... workers side by side with the same work
+done in one process, and what one worker retains: real broker, worker processes, a scripted
+provider.
 
 Run: ``.venv/bin/python -m bench.stream_throughput [--workers 1,2,3] [--partitions P]
-[--articles N] [--warmup W] [--calls-in-flight K] [--latency S] [--retention-h H]``
-(``make bench-stream WORKERS=1,2,3``). Each worker count gets a fresh broker with P topic
-partitions (6 by default: 1, 2 and 3 workers all get even shares). It publishes W synthetic
-articles (the integration tests' cases: every hygiene path and the enrichment failure, in pt
-and en) to warm the workers up, then N more at once, and times those
-from the first publish until each one's final outcome is on its topic. The provider answers
+[--articles N] [--warmup W] [--calls-in-flight K] [--latency S] [--retention-h H]
+[--profile DIR]`` (``make bench-stream WORKERS=1,2,3``).
+
+First the yardstick: the same articles' work in one process without the stream
+(``bench.inprocess``: candidates, both model calls to the same scripted server, harness,
+assembly, enrichment), its articles/s and CPU per article. Each stream column is then read
+against it: its articles/s as a share of the in-process figure, the worker and broker CPU per
+article beside the in-process CPU per article. The gap is what the stream costs.
+
+Each worker count gets a fresh broker with P topic partitions (6 by default: 1, 2 and 3
+workers all get even shares). It publishes W synthetic articles (the integration tests' cases:
+every hygiene path and the enrichment failure, in pt and en) to warm the workers up, then N
+more at once, and times those from the first publish until each one's final outcome is on its
+topic. The provider answers
 instantly, so this measures our runtime and Kafka, not a model; ``--latency`` makes every answer
 take S seconds, to see what calls in flight buy.
 
@@ -19,20 +28,34 @@ of its tables' contents (read back from their changelog topics), with the RSS th
 retained articles would need at that rate. ``--retention-h`` shortens the retention: with a few
 seconds the tables stay nearly empty, and the RSS growth left is the worker's own, not
 retained state.
+
+``--profile DIR`` samples the first worker with py-spy (not a project dependency: ``uv tool
+install py-spy`` or ``pip install py-spy``) over the measured articles of every worker count,
+writes the collapsed stacks to ``DIR/workers-<n>.txt`` and prints where the worker's CPU went
+per article (``bench.profile_summary``).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import os
+import shutil
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import yaml
+
+from bench.cpu import cpu_seconds, machine_cpu_seconds
+from bench.profile_summary import print_profile
 from bench.retained import changelog_topic, rss_bytes, table_bytes
 from streams.admin import ensure_topics
 from streams.app import TABLES
@@ -41,18 +64,13 @@ from streams.local_kafka import local_broker
 from streams.settings import CALLS_IN_FLIGHT_ENV, RETENTION_ENV
 from streams.worker_process import WorkerProcess
 from tests.integration.stream_support import Flow
-from tests.llm_support import FALLBACK, PRIMARY
+from tests.llm_support import FALLBACK, FALLBACK_KEY, PRIMARY, PRIMARY_KEY, providers_yaml
 from tests.support.openai_server import ScriptedOpenAIServer, delayed, running_server
 from tests.support.stream_cases import CaseArticle, make_articles, responder
 
 APP_ID = "article-runtime-bench"
 KIB, MIB = 1024, 1024 * 1024
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a live process so far (Linux /proc)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+SEED = 7
 
 
 @dataclass(frozen=True)
@@ -81,26 +99,54 @@ def snapshot(f: Flow, worker: WorkerProcess, *, quiet_s: float = 2.0) -> Snapsho
 
 @dataclass(frozen=True)
 class Run:
-    """One worker count's figures over the measured articles."""
+    """One column's figures over the measured articles: in-process (``workers`` 0) or a
+    worker count."""
 
+    label: str
     workers: int
     settled: int
     articles: int
     wall_s: float
     settle_times: list[float]
-    cpu_s: dict[str, float]  # workers (together), broker, this process (provider, follower)
+    # workers (together; in-process: that process), broker, this process (provider server,
+    # follower), the machine (busy, in all)
+    cpu_s: dict[str, float]
     retained: tuple[int, Snapshot, Snapshot] | None  # one worker only: idle RSS, before, after
 
 
+def measure_in_process(args: argparse.Namespace, work: Path, base_url: str) -> Run:
+    """The same articles' work in one process, without the stream (``bench.inprocess``)."""
+    providers = work / "providers.yaml"
+    providers.write_text(yaml.safe_dump(providers_yaml(base_url, timeout_s=20.0)))
+    command = [sys.executable, "-m", "bench.inprocess", "--providers", str(providers)]
+    command += ["--articles", str(args.articles), "--warmup", str(args.warmup)]
+    command += ["--seed", str(SEED), "--in-flight", str(args.calls_in_flight)]
+    env = {**os.environ, "TEST_PRIMARY_KEY": PRIMARY_KEY, "TEST_FALLBACK_KEY": FALLBACK_KEY}
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"bench.inprocess failed:\n{done.stderr[-4000:]}")
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    cpu = {
+        "workers": figures["cpu_s"],
+        "machine busy": figures["machine_busy_s"],
+        "machine": figures["machine_s"],
+    }
+    n, times = figures["articles"], sorted(figures["settle_times"])
+    return Run("in-process", 0, n, n, figures["wall_s"], times, cpu, None)
+
+
 def measure(
-    workers: int, args: argparse.Namespace, cases: Sequence[CaseArticle], work: Path
-) -> tuple[Run, int]:
+    workers: int,
+    args: argparse.Namespace,
+    cases: Sequence[CaseArticle],
+    work: Path,
+    server: ScriptedOpenAIServer,
+) -> Run:
     """Publish the warm-up, then the measured articles, with ``workers`` worker processes."""
     warm, measured = cases[: args.warmup], cases[args.warmup :]
     settled_at: dict[str, float] = {}
-    with running_server() as server, local_broker(partitions=args.partitions) as broker:
-        answer = responder(cases, PRIMARY, FALLBACK)
-        server.respond_with(delayed(answer, args.latency) if args.latency else answer)
+    work.mkdir(parents=True, exist_ok=True)
+    with local_broker(partitions=args.partitions) as broker:
         ensure_topics(broker.connection, partitions=args.partitions)
         f = Flow(broker.connection, work, server.base_url)
         settings = {CALLS_IN_FLIGHT_ENV: str(args.calls_in_flight)}
@@ -115,15 +161,18 @@ def measure(
             f.publish_cases(warm)
             f.follow([c.article_id for c in warm], timeout_s=600)
             before = snapshot(f, running[0]) if workers == 1 else None
-            cpu_before = cpu_now(running, broker.process)
-            started = time.monotonic()
-            f.publish_cases(measured)
+            profile = None if args.profile is None else args.profile / f"workers-{workers}.txt"
+            with sampled(pid_of(running[0]), profile):
+                cpu_before = cpu_now(running, broker.process)
+                started = time.monotonic()
+                f.publish_cases(measured)
 
-            def settled(outcome: ArticleOutcome) -> None:
-                settled_at[outcome.article_id] = time.monotonic() - started
+                def settled(outcome: ArticleOutcome) -> None:
+                    settled_at[outcome.article_id] = time.monotonic() - started
 
-            outcomes = f.follow([c.article_id for c in measured], timeout_s=600, on_settled=settled)
-            cpu = {k: v - cpu_before[k] for k, v in cpu_now(running, broker.process).items()}
+                ids = [c.article_id for c in measured]
+                outcomes = f.follow(ids, timeout_s=600, on_settled=settled)
+                cpu = {k: v - cpu_before[k] for k, v in cpu_now(running, broker.process).items()}
             after = snapshot(f, running[0]) if workers == 1 else None
         finally:
             for worker in running:
@@ -132,11 +181,32 @@ def measure(
     done = sum(o.settled for o in outcomes.values())
     times = sorted(settled_at.values())
     wall = max(times) if times else float("nan")
-    return Run(workers, done, len(measured), wall, times, cpu, retained), calls(server)
+    label = f"{workers} worker" + ("s" if workers > 1 else "")
+    return Run(label, workers, done, len(measured), wall, times, cpu, retained)
 
 
-def calls(server: ScriptedOpenAIServer) -> int:
-    return len(server.calls)
+@contextmanager
+def sampled(pid: int, output: Path | None) -> Iterator[None]:
+    """py-spy samples ``pid`` while inside (collapsed stacks to ``output``); nothing when
+    ``output`` is None."""
+    if output is None:
+        yield
+        return
+    command = [py_spy(), "record", "--gil", "--nonblocking", "--rate", "100"]
+    command += ["--format", "raw", "--output", str(output), "--pid", str(pid)]
+    spy = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        yield
+    finally:
+        spy.send_signal(2)  # SIGINT: py-spy writes what it sampled and exits
+        spy.communicate(timeout=60)
+
+
+def py_spy() -> str:
+    found = shutil.which("py-spy") or shutil.which("py-spy", path=str(Path(sys.executable).parent))
+    if found is None:
+        raise SystemExit("--profile needs py-spy: uv tool install py-spy (or pip install py-spy)")
+    return found
 
 
 def pid_of(worker: WorkerProcess) -> int:
@@ -172,14 +242,6 @@ def cpu_now(
     }
 
 
-def machine_cpu_seconds() -> tuple[float, float]:
-    """(busy, total) CPU seconds of every core since boot (Linux /proc/stat)."""
-    ticks = [int(n) for n in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
-    idle = ticks[3] + ticks[4]  # idle, iowait
-    hz = os.sysconf("SC_CLK_TCK")
-    return (sum(ticks) - idle) / hz, sum(ticks) / hz
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.stream_throughput")
     parser.add_argument(
@@ -202,20 +264,40 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--retention-h", type=float, default=None, help="state retention (worker default: 72)"
     )
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="sample the first worker with py-spy over the measured articles (stacks to DIR)",
+    )
     args = parser.parse_args(argv)
     counts = [int(n) for n in args.workers.split(",") if n.strip()]
     if not counts or min(counts) < 1 or max(counts) > args.partitions:
         parser.error(f"--workers takes counts from 1 to --partitions ({args.partitions})")
-    cases = make_articles(args.warmup + args.articles, seed=7)
+    if args.profile is not None:
+        py_spy()  # before anything starts: say at once that it is missing
+        args.profile.mkdir(parents=True, exist_ok=True)
+    cases = make_articles(args.warmup + args.articles, seed=SEED)
     for case in cases:
         _ = case.answers  # build the scripted answers before the clock starts
     runs = []
-    for workers in counts:
-        with tempfile.TemporaryDirectory() as work:
-            run, provider_calls = measure(workers, args, cases, Path(work))
-        runs.append(run)
-        print(f"{workers} worker(s): {run.settled}/{run.articles} settled, "
-              f"{provider_calls} provider calls", flush=True)  # fmt: skip
+    with running_server() as server, tempfile.TemporaryDirectory() as work:
+        answer = responder(cases, PRIMARY, FALLBACK)
+        server.respond_with(delayed(answer, args.latency) if args.latency else answer)
+        columns: list[Callable[[], Run]] = [
+            lambda: measure_in_process(args, Path(work), server.base_url)
+        ]
+        columns += [
+            lambda n=n: measure(n, args, cases, Path(work) / f"w{n}", server)  # type: ignore[misc]
+            for n in counts
+        ]
+        for column in columns:
+            calls_before = len(server.calls)
+            run = column()
+            runs.append(run)
+            print(f"{run.label}: {run.settled}/{run.articles} settled, "
+                  f"{len(server.calls) - calls_before} provider calls", flush=True)  # fmt: skip
     print()
     print(f"articles measured        {args.articles} (after {args.warmup} to warm up), "
           f"{args.partitions} partitions, provider latency {args.latency:.2f} s, "
@@ -226,31 +308,57 @@ def main(argv: Sequence[str] | None = None) -> int:
         if run.retained is not None:
             print()
             print_retained(*run.retained, run.articles)
+    if args.profile is not None:
+        for run in runs[1:]:
+            print()
+            print(f"where the first worker's CPU went, {run.label} (py-spy, {args.profile}):")
+            print_profile(args.profile / f"workers-{run.workers}.txt", run.articles)
     return 0 if all(r.settled == r.articles for r in runs) else 1
 
 
 def ours(run: Run) -> float:
-    return sum(run.cpu_s[part] for part in ("workers", "broker", "bench"))
+    return sum(run.cpu_s.get(part, 0.0) for part in ("workers", "broker", "bench"))
 
 
 def print_side_by_side(runs: list[Run]) -> None:
-    """One column per worker count: throughput, settle times, and where the CPU went."""
+    """One column for the in-process yardstick, one per worker count: throughput against
+    the yardstick's, settle times, and where the CPU went."""
+    base = runs[0]
 
     def row(label: str, cell: Callable[[Run], str]) -> None:
-        print(f"{label:<25}" + "".join(f"{cell(r):>14}" for r in runs))
+        print(f"{label:<28}" + "".join(f"{cell(r):>14}" for r in runs))
 
-    row("workers", lambda r: str(r.workers))
+    def per_article(part: str) -> Callable[[Run], str]:
+        return lambda r: "-" if part not in r.cpu_s else f"{1000 * r.cpu_s[part] / r.articles:.1f}"
+
+    def seconds(part: str) -> Callable[[Run], str]:
+        return lambda r: "-" if part not in r.cpu_s else f"{r.cpu_s[part]:.1f}"
+
+    row("", lambda r: r.label)
     row("settled", lambda r: f"{r.settled}/{r.articles}")
     row("wall time (s)", lambda r: f"{r.wall_s:.2f}")
-    row("throughput (art/s)", lambda r: f"{r.settled / r.wall_s:.1f}")
+    row("throughput (art/s)", lambda r: f"{throughput(r):.1f}")
+    row("throughput / in-process", lambda r: f"{throughput(r) / throughput(base):.2f}")
     row("settle p50 (s)", lambda r: f"{statistics.median(r.settle_times):.2f}")
     row("settle p95 (s)", lambda r: f"{r.settle_times[int(0.95 * (len(r.settle_times) - 1))]:.2f}")
-    row("CPU workers (s)", lambda r: f"{r.cpu_s['workers']:.1f}")
-    row("CPU broker (s)", lambda r: f"{r.cpu_s['broker']:.1f}")
-    row("CPU bench process (s)", lambda r: f"{r.cpu_s['bench']:.1f}")
+    row("worker CPU/article (ms)", per_article("workers"))
+    row("broker CPU/article (ms)", per_article("broker"))
+    row("CPU/article / in-process", lambda r: f"{cpu_per_article(r) / cpu_per_article(base):.2f}")
+    row("CPU workers (s)", seconds("workers"))
+    row("CPU broker (s)", seconds("broker"))
+    row("CPU bench process (s)", seconds("bench"))
     row("our CPU / all cores", lambda r: f"{ours(r) / r.cpu_s['machine']:.0%}")
     row("machine CPU busy", lambda r: f"{r.cpu_s['machine busy'] / r.cpu_s['machine']:.0%}")
-    row("worker CPU/article (ms)", lambda r: f"{1000 * r.cpu_s['workers'] / r.articles:.0f}")
+    print("(in-process: the same work in one process; its CPU is in the worker row)")
+
+
+def throughput(run: Run) -> float:
+    return run.settled / run.wall_s if run.wall_s > 0 else math.nan
+
+
+def cpu_per_article(run: Run) -> float:
+    """Worker(s) and broker CPU seconds per article (in-process: that process's)."""
+    return (run.cpu_s["workers"] + run.cpu_s.get("broker", 0.0)) / run.articles
 
 
 def print_retained(idle_rss: int, before: Snapshot, after: Snapshot, n: int) -> None:
