@@ -28,10 +28,16 @@ from dataclasses import dataclass, field
 
 from faust.types import TP
 
+FETCHED = "fetched"  # the Kafka client returned it
+READ = "read"  # Faust's fetcher turned it into a message
+DELIVERED = "delivered"  # handed to the agents' queues
+WORKING = "working"  # an agent's work for it started
+DONE = "done"  # its work ended; the ack is on its way
+
 
 @dataclass
 class _Partition:
-    owed: set[int] = field(default_factory=set)  # registered, not yet acknowledged
+    owed: dict[int, str] = field(default_factory=dict)  # registered, not yet acked: stage
     end: int | None = None  # one past the highest registered offset
 
     def point(self) -> int | None:
@@ -76,8 +82,16 @@ class CommitGate:
             partition = self._partitions.setdefault(tp, _Partition())
             for offset in offsets:
                 if partition.end is None or offset >= partition.end:
-                    partition.owed.add(offset)
+                    partition.owed[offset] = FETCHED
                     partition.end = offset + 1
+
+    def reached(self, epoch: int | None, tp: TP, offset: int, stage: str) -> None:
+        """How far an owed message got: what a commit held back reports, and the evidence
+        that a delivery was dropped."""
+        with self._lock:
+            partition = self._partitions.get(tp)
+            if epoch == self.epoch and partition is not None and offset in partition.owed:
+                partition.owed[offset] = stage
 
     def acked(self, epoch: int | None, tp: TP, offset: int) -> bool:
         """Whether this acknowledgement counts (see the module docstring)."""
@@ -87,7 +101,7 @@ class CommitGate:
             partition = self._partitions.get(tp)
             if partition is None or offset not in partition.owed:
                 return False
-            partition.owed.discard(offset)
+            del partition.owed[offset]
             return True
 
     def committable(self, tps: Iterable[TP] | None = None) -> dict[TP, int]:
@@ -108,7 +122,13 @@ class CommitGate:
             for tp, offset in offsets.items():
                 self._committed[tp] = max(offset, self._committed.get(tp, -1))
 
-    def holding(self) -> dict[TP, tuple[int, int]]:
-        """Per partition with messages owed: (the oldest owed offset, how many are owed)."""
+    def holding(self) -> dict[TP, tuple[int, int, str]]:
+        """Per partition with messages owed: the oldest owed offset, how many are owed, and
+        how far the oldest got."""
         with self._lock:
-            return {tp: (min(p.owed), len(p.owed)) for tp, p in self._partitions.items() if p.owed}
+            held = {}
+            for tp, p in self._partitions.items():
+                if p.owed:
+                    oldest = min(p.owed)
+                    held[tp] = (oldest, len(p.owed), p.owed[oldest])
+            return held

@@ -47,7 +47,7 @@ from faust.types.transports import TPorTopicSet
 from mode import Service
 from mode.utils.queues import FlowControlEvent
 
-from streams.commits import CommitGate
+from streams.commits import DELIVERED, DONE, READ, WORKING, CommitGate
 from streams.crash import exit_without_commit
 
 _log = logging.getLogger(__name__)
@@ -106,6 +106,7 @@ class InFlightWork:
         if epoch is not None and epoch != self._gate.epoch:
             work.close()  # a message of an ended epoch: its partition will deliver it again
             return False
+        self._gate.reached(epoch, message.tp, message.offset, WORKING)
         task = asyncio.ensure_future(work)
         self._tasks.add(task)
         try:
@@ -118,6 +119,7 @@ class InFlightWork:
         if task.cancelled():
             return False
         task.result()  # work never raises by contract; if it does, the caller sees it
+        self._gate.reached(epoch, message.tp, message.offset, DONE)
         return True
 
     async def abandon(self, timeout_s: float = ABANDON_TIMEOUT_S) -> int:
@@ -224,6 +226,17 @@ class Consumer(faust_aiokafka.Consumer):
     def __init__(self, transport: Transport, *args: Any, **kwargs: Any) -> None:
         self.gate, self.work = transport.gate, transport.work
         super().__init__(transport, *args, **kwargs)
+        self.callback = self._delivering(self.callback)
+
+    def _delivering(self, deliver: Any) -> Any:
+        """Faust's delivery to the agents' queues, noting each message that made it."""
+        gate = self.gate
+
+        async def delivering(message: Message) -> None:
+            await deliver(message)
+            gate.reached(epoch_of(message), message.tp, message.offset, DELIVERED)
+
+        return delivering
 
     @Service.task
     async def _report_held_back(self) -> None:
@@ -233,16 +246,18 @@ class Consumer(faust_aiokafka.Consumer):
         seen: dict[TP, int] = {}
         async for _ in self.itertimer(HELD_BACK_S, name="held_back"):
             holding = self.gate.holding() if self.gate.open else {}
-            for tp, (oldest, owed) in holding.items():
+            for tp, (oldest, owed, stage) in holding.items():
                 if seen.get(tp) == oldest:
                     self.log.warning(
-                        "commit of %s held back by offset %d for %.0f s (%d owed)",
+                        "commit of %s held back by offset %d for %.0f s (%d owed; it got as "
+                        "far as: %s)",
                         tp,
                         oldest,
                         HELD_BACK_S,
                         owed,
+                        stage,
                     )
-            seen = {tp: oldest for tp, (oldest, _) in holding.items()}
+            seen = {tp: oldest for tp, (oldest, _, _) in holding.items()}
 
     @Service.task
     async def _watch_recovery(self) -> None:
@@ -266,7 +281,9 @@ class Consumer(faust_aiokafka.Consumer):
 
     def _to_message(self, tp: TP, record: Any) -> Any:
         message = super()._to_message(tp, record)
-        stamp(message, self.gate.epoch)
+        epoch = self.gate.epoch
+        stamp(message, epoch)
+        self.gate.reached(epoch, tp, message.offset, READ)
         return message
 
     # -- the flow: an epoch runs from an assignment to the next revocation ------------------
