@@ -238,9 +238,7 @@ class _Stack:
         (161 KB, never deeper than 151) had lexbor build 3 million elements (1.1 GB)."""
         self.built += 1
         if self.built > self.max_elements:
-            raise InputError(
-                "too_many_elements", f"more than {self.max_elements} elements built"
-            )
+            raise InputError("too_many_elements", f"more than {self.max_elements} elements built")
 
     def child(self) -> None:
         """One more element inside the current node (a void one, or one about to open)."""
