@@ -25,6 +25,7 @@ import trafilatura
 
 from article_runtime.candidates import build_candidates
 from article_runtime.candidates.decode import decode_html
+from article_runtime.contracts import wire_schema
 from article_runtime.deterministic import deterministic_proposal
 from article_runtime.errors import InputError, NoValidProposal
 from article_runtime.harness.pipeline import run_hygiene_harness
@@ -99,13 +100,19 @@ SETS: dict[str, Callable[[int | None], Iterator[Page]]] = {
 
 
 HYGIENE_PROMPT = load_prompt("article_content_hygiene")
+# The output schema a provider taking response_format json_schema receives with every call
+# (contracts.wire_schema): context it bills, the same for every article.
+SCHEMA_TOKENS = count_tokens(
+    json.dumps(wire_schema(HYGIENE_PROMPT.output_schema), separators=(",", ":"))
+)
 
 
 @dataclass(frozen=True)
 class ContextTokens:
     """One article's hygiene context in tokens: the data part alone (what Dripper's 22%
-    measures), the whole context (system prompt, schema and data), the raw HTML, and the
-    prefix that is the same for every article (what a provider can cache)."""
+    measures), the whole context (system prompt, data and the response_format schema), the
+    raw HTML, and the prefix that is the same for every article (what a provider can cache;
+    the response_format schema is counted in it)."""
 
     data: int
     whole: int
@@ -119,10 +126,10 @@ def context_tokens(candidates: CandidateSet, html: str) -> ContextTokens:
     prefix, _ = split_prefix(whole)
     return ContextTokens(
         data=count_tokens(render_hygiene_context(candidates)),
-        whole=count_tokens(whole),
+        whole=count_tokens(whole) + SCHEMA_TOKENS,
         html=max(1, count_tokens(html)),
         prefix=prefix,
-        prefix_tokens=count_tokens(prefix),
+        prefix_tokens=count_tokens(prefix) + SCHEMA_TOKENS,
     )
 
 
@@ -333,9 +340,10 @@ def table(results: dict[str, Tally], counts: dict[str, int]) -> str:
         lines.append(f"{label:<{width}} | {values}")
     lines.append(
         f"tokens: {TOKENIZER}; data = the candidate set as rendered for the model, whole = data "
-        "plus system prompt and schema; cached prefix = everything before the data, the same "
-        "for every article (OpenAI and Gemini cache only prompts of 1024 tokens or more, "
-        "response_format's schema included); CPU: time.process_time; ours = build_candidates + "
+        f"plus system prompt and the response_format schema ({SCHEMA_TOKENS}); cached prefix = "
+        "everything before the data and that schema, the same for every article (OpenAI and "
+        "Gemini cache only prompts of 1024 tokens or more, response_format's schema "
+        "included); CPU: time.process_time; ours = build_candidates + "
         "deterministic proposal + harness; Markdown read as text by markdown-it (CommonMark)"
     )
     return "\n".join(lines)

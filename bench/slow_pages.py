@@ -250,6 +250,14 @@ def _cases(scale: float) -> dict[str, Callable[[], Case]]:
         "formatting_reopened": lambda: Case(
             _page("".join(f"<p><b id={n}>x</p>" for n in range(deep // 20)))
         ),
+        "formatting_reopened_shallow": lambda: Case(
+            _page(
+                "<div>"
+                + "".join(f"<b id={n}>" for n in range(150))
+                + "</div>"
+                + "<p>x</p>" * (deep // 2)
+            )
+        ),
         "inline_in_one_paragraph": lambda: Case(
             _page("<p>" + " ".join(f"<b>w{n}</b>" for n in range(deep)) + "</p>")
         ),

@@ -121,7 +121,7 @@ async def _run(
 ) -> CallOutcome[T]:
     """The prompt and messages travel in ``trace``, which records every attempt."""
     outcome: CallOutcome[T] = CallOutcome(None, None)
-    schema = contracts.load_schema(trace.prompt.output_schema)
+    schema = contracts.wire_schema(trace.prompt.output_schema)
     for role in roles:
         spec: ProviderSpec = getattr(providers, role)
         for attempt in range(1, spec.max_retries + 2):

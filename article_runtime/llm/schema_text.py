@@ -1,8 +1,9 @@
 """An output JSON Schema written compactly for the model to read (spec 5.3 item 3).
 
 The JSON Schema file stays the contract: the harness validates against it and providers
-that take ``response_format`` receive it whole. The prompt carries the same contract in a
-TypeScript-like shape, derived from the file so the two cannot drift: every key, type,
+that take ``response_format`` receive its constraints without annotations
+(``contracts.wire_schema``). The prompt carries the same contract in a TypeScript-like
+shape, derived from the file so the two cannot drift: every key, type,
 nullability, enum and length or item bound, without the descriptions (the prompt's own text
 says what each field is for). On the hygiene schema this is about a fifth of the JSON text's
 tokens.

@@ -159,12 +159,6 @@ def _check_log(
     assert len(about_articles) > len(ids)  # Faust's and the clients' lines too, not only ours
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="issue 12, open: after a broker restart a delivery can be dropped inside an epoch "
-    "(an offset owed and held back, never processed until the next rebalance); this test, with "
-    "most articles in flight at the SIGKILL, meets it often. Nothing is committed past it.",
-)
 def test_readiness_fails_while_the_broker_is_down_and_nothing_published_before_is_lost(
     tmp_path: Path,
 ) -> None:

@@ -12,7 +12,7 @@ from faust.types import TP
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from streams.commits import CommitGate
+from streams.commits import DELIVERED, DONE, FETCHED, READ, RECEIVED, STAGES, WORKING, CommitGate
 
 TPS = (TP("article.ingested", 0), TP("article.ingested", 1))
 
@@ -155,3 +155,79 @@ def test_no_history_commits_past_an_unacknowledged_message(history: list[tuple[A
             for offset in sorted(handed - model.done.get(tp, set())):
                 gate.acked(model.epoch, tp, offset)
             assert gate.committable().get(tp, committed.get(tp)) == model.next_offset[tp]
+
+
+# -- dropped deliveries ---------------------------------------------------------------------------
+
+
+def test_a_message_passed_over_by_a_later_one_is_dropped_and_a_slow_one_is_not() -> None:
+    gate = CommitGate()
+    epoch = gate.begin()
+    gate.resume()
+    gate.fetched(epoch, TPS[0], [4, 5, 6, 7])
+    gate.reached(epoch, TPS[0], 4, READ)
+    gate.reached(epoch, TPS[0], 5, DELIVERED)
+    assert gate.dropped() == {}  # in order so far: 4 and 5 may still be on their way
+    gate.reached(epoch, TPS[0], 5, RECEIVED)
+    assert gate.dropped() == {TPS[0]: (4, READ)}  # 5 reached an agent, 4 never will
+    gate.reached(epoch, TPS[0], 4, RECEIVED)  # read again and delivered
+    assert gate.dropped() == {}
+    assert gate.acked(epoch, TPS[0], 7)  # acked out of order: 6 may still be in a window
+    gate.reached(epoch, TPS[0], 6, WORKING)
+    assert gate.dropped() == {}
+
+
+def test_an_ack_is_evidence_that_earlier_undelivered_messages_were_dropped() -> None:
+    gate = CommitGate()
+    epoch = gate.begin()
+    gate.resume()
+    gate.fetched(epoch, TPS[1], [0, 1, 2])
+    gate.reached(epoch, TPS[1], 2, RECEIVED)
+    gate.acked(epoch, TPS[1], 2)
+    assert gate.dropped() == {TPS[1]: (0, FETCHED)}
+    gate.reached(epoch, TPS[1], 0, DONE)
+    assert gate.dropped() == {TPS[1]: (1, FETCHED)}
+
+
+def test_stages_never_go_back_and_other_epochs_change_nothing() -> None:
+    gate = CommitGate()
+    old = gate.begin()
+    gate.fetched(old, TPS[0], [0, 1])
+    new = gate.begin()
+    gate.resume()
+    gate.fetched(new, TPS[0], [0, 1])
+    gate.reached(old, TPS[0], 1, RECEIVED)  # a stale copy: says nothing about this epoch
+    assert gate.dropped() == {}
+    gate.reached(new, TPS[0], 0, WORKING)
+    gate.reached(new, TPS[0], 0, READ)  # delivered a second time after a seek
+    assert gate.holding() == {TPS[0]: (0, 2, WORKING)}
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(STAGES), min_size=1, max_size=12),
+    st.data(),
+)
+def test_dropped_names_exactly_the_oldest_message_overtaken_in_offset_order(
+    stages: list[str], data: st.DataObject
+) -> None:
+    """Against a plain model: each fetched message got as far as ``stages[i]``, some were
+    acknowledged; the dropped one is the oldest that is owed, never reached an agent, and has
+    a later message that did (reached an agent or was acknowledged)."""
+    gate = CommitGate()
+    epoch = gate.begin()
+    gate.resume()
+    offsets = list(range(len(stages)))
+    gate.fetched(epoch, TPS[0], offsets)
+    acked = data.draw(st.sets(st.sampled_from(offsets)))
+    for offset, stage in zip(offsets, stages, strict=True):
+        for earlier in STAGES[: STAGES.index(stage) + 1]:
+            gate.reached(epoch, TPS[0], offset, earlier)
+        if offset in acked:
+            gate.acked(epoch, TPS[0], offset)
+    far = {
+        o for o, s in zip(offsets, stages, strict=True) if STAGES.index(s) >= STAGES.index(RECEIVED)
+    } | acked
+    expected = [o for o in offsets if o not in acked and o not in far and any(f > o for f in far)]
+    dropped = {TPS[0]: (min(expected), stages[min(expected)])} if expected else {}
+    assert gate.dropped() == dropped

@@ -8,10 +8,20 @@ from typing import Any
 
 from faust.types import TP
 from faust.types.tuples import ConsumerMessage
+from hypothesis import assume, given
+from hypothesis import strategies as st
 from mode.utils.queues import FlowControlQueue
 
 from streams.commits import CommitGate
-from streams.consumer import FlowControl, InFlightWork, epoch_of, recovery_stalled, stamp
+from streams.consumer import (
+    DROP_ONCE_ENV,
+    FlowControl,
+    InFlightWork,
+    drop_once_from,
+    epoch_of,
+    recovery_stalled,
+    stamp,
+)
 
 
 def _stamped(epoch: int) -> Any:
@@ -109,3 +119,30 @@ def test_recovery_counts_as_stalled_only_when_behind_and_silent_for_the_whole_pe
     assert not stalled(True, True, 44.0)  # a slow changelog is not a stuck one
     assert not stalled(True, False, 300.0)  # caught up: nothing to receive
     assert not stalled(False, True, 300.0)  # not recovering
+
+
+@given(
+    st.text(st.sampled_from("abc.-_:"), min_size=1, max_size=20),
+    st.integers(0, 10**6),
+    st.integers(0, 10**12),
+)
+def test_the_drop_once_switch_names_one_message(topic: str, partition: int, offset: int) -> None:
+    assume(not topic.endswith(":"))
+    assert drop_once_from(f"{topic}:{partition}:{offset}") == (topic, partition, offset)
+
+
+@given(st.text(max_size=30))
+def test_the_drop_once_switch_refuses_anything_else_clearly(value: str) -> None:
+    """Whatever the value: nothing (unset), one message it spells exactly, or a clear error."""
+    try:
+        named = drop_once_from(value)
+    except ValueError as exc:
+        assert DROP_ONCE_ENV in str(exc)
+        return
+    if named is None:
+        assert value == ""
+    else:
+        topic, partition, offset = named
+        spelled = value.rsplit(":", 2)
+        assert topic == spelled[0] != ""
+        assert (partition, offset) == (int(spelled[1]), int(spelled[2]))
