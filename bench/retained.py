@@ -84,3 +84,21 @@ def _to_the_end(consumer: Consumer, topic: str, timeout_s: float) -> Iterator[Me
         partition, offset = message.partition(), message.offset()
         if offset is not None and offset + 1 >= ends.get(partition, 0):
             ends.pop(partition, None)
+
+
+def records_on_topics(connection: KafkaConnection, *, timeout_s: float = 10.0) -> int:
+    """How many records every topic of the cluster holds (table changelogs included; the
+    broker's internal topics left out): the sum of their partitions' end offsets."""
+    consumer = Consumer({**connection.confluent(), "group.id": f"records-{uuid.uuid4().hex}"})
+    try:
+        topics = consumer.list_topics(timeout=timeout_s).topics
+        total = 0
+        for name, metadata in topics.items():
+            if name.startswith("__"):
+                continue
+            for partition in metadata.partitions:
+                tp = TopicPartition(name, partition)
+                total += consumer.get_watermark_offsets(tp, timeout=timeout_s)[1]
+        return total
+    finally:
+        consumer.close()

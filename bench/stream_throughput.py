@@ -22,6 +22,8 @@ take S seconds, to see what calls in flight buy.
 
 Beside throughput it prints the CPU seconds the workers, the broker and this process (provider
 server and follower) spent on the measured articles: on a small machine, what limits scaling.
+It also counts the records written to the broker per article (every topic, table changelogs
+included): unlike CPU time on a shared machine, a figure other people's load does not move.
 With one worker it also prints what the worker retains per article (state is kept for the
 retention period, 72 h by default): the growth of its resident memory over the N articles, and
 of its tables' contents (read back from their changelog topics), with the RSS that a million
@@ -56,9 +58,10 @@ import yaml
 
 from bench.cpu import cpu_seconds, machine_cpu_seconds
 from bench.profile_summary import print_profile
-from bench.retained import changelog_topic, rss_bytes, table_bytes
+from bench.retained import changelog_topic, records_on_topics, rss_bytes, table_bytes
 from streams.admin import ensure_topics
 from streams.app import TABLES
+from streams.connection import KafkaConnection
 from streams.follow import ArticleOutcome
 from streams.local_kafka import local_broker
 from streams.settings import CALLS_IN_FLIGHT_ENV, RETENTION_ENV
@@ -112,6 +115,7 @@ class Run:
     # follower), the machine (busy, in all)
     cpu_s: dict[str, float]
     retained: tuple[int, Snapshot, Snapshot] | None  # one worker only: idle RSS, before, after
+    records: int | None = None  # produced to every topic, changelogs included (not in-process)
 
 
 def measure_in_process(args: argparse.Namespace, work: Path, base_url: str) -> Run:
@@ -163,6 +167,7 @@ def measure(
             before = snapshot(f, running[0]) if workers == 1 else None
             profile = None if args.profile is None else args.profile / f"workers-{workers}.txt"
             with sampled(pid_of(running[0]), profile):
+                records_before = records_on_topics(broker.connection)
                 cpu_before = cpu_now(running, broker.process)
                 started = time.monotonic()
                 f.publish_cases(measured)
@@ -173,6 +178,7 @@ def measure(
                 ids = [c.article_id for c in measured]
                 outcomes = f.follow(ids, timeout_s=600, on_settled=settled)
                 cpu = {k: v - cpu_before[k] for k, v in cpu_now(running, broker.process).items()}
+                records = quiet_records(broker.connection) - records_before
             after = snapshot(f, running[0]) if workers == 1 else None
         finally:
             for worker in running:
@@ -182,7 +188,19 @@ def measure(
     times = sorted(settled_at.values())
     wall = max(times) if times else float("nan")
     label = f"{workers} worker" + ("s" if workers > 1 else "")
-    return Run(label, workers, done, len(measured), wall, times, cpu, retained)
+    return Run(label, workers, done, len(measured), wall, times, cpu, retained, records)
+
+
+def quiet_records(connection: KafkaConnection, quiet_s: float = 2.0) -> int:
+    """Records on every topic once no more are written (the ledger trails the outputs)."""
+    count, deadline = records_on_topics(connection), time.monotonic() + 120
+    while time.monotonic() < deadline:
+        time.sleep(quiet_s)
+        now = records_on_topics(connection)
+        if now == count:
+            break
+        count = now
+    return count
 
 
 @contextmanager
@@ -343,13 +361,15 @@ def print_side_by_side(runs: list[Run]) -> None:
     row("settle p95 (s)", lambda r: f"{r.settle_times[int(0.95 * (len(r.settle_times) - 1))]:.2f}")
     row("worker CPU/article (ms)", per_article("workers"))
     row("broker CPU/article (ms)", per_article("broker"))
+    row("records/article", lambda r: "-" if r.records is None else f"{r.records / r.articles:.1f}")
     row("CPU/article / in-process", lambda r: f"{cpu_per_article(r) / cpu_per_article(base):.2f}")
     row("CPU workers (s)", seconds("workers"))
     row("CPU broker (s)", seconds("broker"))
     row("CPU bench process (s)", seconds("bench"))
     row("our CPU / all cores", lambda r: f"{ours(r) / r.cpu_s['machine']:.0%}")
     row("machine CPU busy", lambda r: f"{r.cpu_s['machine busy'] / r.cpu_s['machine']:.0%}")
-    print("(in-process: the same work in one process; its CPU is in the worker row)")
+    print("(in-process: the same work in one process; its CPU is in the worker row. records: what")
+    print(" ingestion, the stages and the tables' changelogs wrote to the broker per article)")
 
 
 def throughput(run: Run) -> float:
