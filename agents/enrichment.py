@@ -193,13 +193,20 @@ class EnrichmentJoin:
             return []
         key = f"{entity['qid']}@{record['article_hash'] or ''}"
         state = self._state(article_id) or empty_state()
-        if state["verdicts"].get(key) != entity:
+        new = state["verdicts"].get(key) != entity
+        if new:
             state = {**state, "verdicts": {**state["verdicts"], key: entity}}
-            self.table[article_id] = state
         ref = state["article"]
-        if ref is None:
-            return []
-        return await self._settle(article_id, state, lambda: self._article(ref), only=key)
+        emits = []
+        if ref is not None:
+            emits = await self._settle(article_id, state, lambda: self._article(ref), only=key)
+        # A new verdict reaches the table with the result ``_settle`` stores for it (one
+        # changelog record instead of two), or here when it stored none. Until then it is not
+        # acked: a crash in between redelivers it.
+        held = self._state(article_id)
+        if new and (held is None or held["verdicts"].get(key) != entity):
+            self.table[article_id] = state
+        return emits
 
     async def _article(self, ref: dict[str, Any]) -> AssembledArticle:
         if "inline" in ref:  # a state written before the join kept references

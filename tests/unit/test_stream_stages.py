@@ -11,7 +11,7 @@ import asyncio
 import copy
 import json
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -599,6 +599,16 @@ def test_a_fallback_without_its_candidates_ends_terminally(case: CaseArticle) ->
 ASSEMBLED_AT = (1, 230)  # where the case's assembled record sits on article.assembled
 
 
+class WriteCounting(dict[str, Any]):
+    """A dict that counts assignments: each is one changelog record in the worker."""
+
+    writes = 0
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.writes += 1
+        super().__setitem__(key, value)
+
+
 class Join:
     """An ``EnrichmentJoin`` over a dict, with a counting enrich, an order-recording flush, and
     ``topic`` standing for ``article.assembled`` (the join reads articles back from it)."""
@@ -606,7 +616,7 @@ class Join:
     def __init__(self, case: CaseArticle, *, failing: bool = False, slow: bool = False) -> None:
         self.case = case
         self.slow = slow
-        self.table: dict[str, Any] = {}
+        self.table: dict[str, Any] = WriteCounting()
         self.topic: dict[tuple[int, int], dict[str, Any]] = {}
         self.log: list[str] = []
         self.enriched: list[tuple[str, str]] = []  # (article_id, qid) per enrich call
@@ -710,6 +720,38 @@ def test_article_and_verdict_join_in_either_order(case: CaseArticle, article_fir
     key = f"Q42@{case.answers.article.hashes.markdown}"
     assert at_flush[case.article_id]["results"][key] == {**join.results["Q42"], "version": VERSION}
     assert only(emits, ARTICLE_ENRICHED)["version"] == VERSION
+
+
+def test_a_verdict_and_its_result_are_one_table_write(case: CaseArticle) -> None:
+    """Each table write is a changelog record the broker confirms: a verdict on an article
+    the join holds (the flow's order: the classifier judges the assembled article) travels
+    with the result stored for it, not in a write of its own (two writes before)."""
+    join = Join(case)
+    table = cast(WriteCounting, join.table)
+    join.article()
+    assert table.writes == 1  # the article's reference
+    enriched_out(join.verdict(), "Q42", case)
+    assert table.writes == 2  # the result, with the verdict it settles
+    state = join.table[case.article_id]
+    assert list(state["verdicts"]) == [f"Q42@{case.answers.article.hashes.markdown}"]
+    assert len(state["results"]) == 1
+    enriched_out(join.verdict(), "Q42", case)  # a redelivered verdict: replayed, no write
+    assert table.writes == 2
+
+
+def test_a_verdict_whose_enrichment_breaks_is_still_stored(case: CaseArticle) -> None:
+    join = Join(case)
+    join.article()
+
+    async def broken(article: AssembledArticle, entity: Entity) -> dict[str, Any]:
+        raise RuntimeError("a bug in the enrichment")
+
+    join.join.enrich = broken
+    event = only(join.verdict(), ARTICLE_COMPENSATION)
+    assert (event["reason"], event["detail"]) == ("internal_error", "RuntimeError")
+    state = join.table[case.article_id]
+    assert list(state["verdicts"]) == [f"Q42@{case.answers.article.hashes.markdown}"]
+    assert state["results"] == {}  # not stored: a redelivery enriches again
 
 
 def test_the_join_keeps_a_reference_to_the_article_not_its_text(case: CaseArticle) -> None:
