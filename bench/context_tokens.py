@@ -10,11 +10,9 @@ up to about the whole (a token can span two parts' boundary).
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 from collections.abc import Iterable, Iterator
 
-from article_runtime import contracts
 from article_runtime.candidates import build_candidates
 from article_runtime.candidates.decode import decode_html
 from article_runtime.errors import InputError
@@ -23,15 +21,12 @@ from article_runtime.llm.prompts import load_prompt
 from article_runtime.llm.render import context_text, hygiene_messages, split_prefix
 from article_runtime.model.candidates import CandidateSet
 from article_runtime.tokens import TOKENIZER, count_tokens
-from bench.run import SETS, Page
+from bench.run import DEFAULT_RESPONSE_FORMAT, SCHEMA_TOKENS, SETS, WIRE_SCHEMA_TOKENS, Page
 
 SPEC = load_prompt("article_content_hygiene")
-# What a provider taking response_format json_schema also receives (llm/client.py), besides
-# the prompt: the output schema without annotations (contracts.wire_schema). Billed context,
-# the same for every article: counted in the whole context and in the fixed prefix.
-RESPONSE_FORMAT_TOKENS = count_tokens(
-    json.dumps(contracts.wire_schema(SPEC.output_schema), separators=(",", ":"))
-)
+# What the default provider setting sends in response_format besides the prompt (bench/run.py):
+# billed context, the same for every article, counted in the whole context and the fixed prefix.
+RESPONSE_FORMAT_TOKENS = SCHEMA_TOKENS
 
 
 def _tokens_of_lines(data: str, ids: Iterable[str]) -> int:
@@ -57,7 +52,7 @@ def parts(candidates: CandidateSet) -> dict[str, int]:
         "fixed: responsibility": count_tokens(SPEC.responsibility),
         "fixed: answer format and schema": count_tokens(answer),
         "fixed: context instructions": count_tokens(SPEC.context_instructions),
-        "fixed: response_format schema": RESPONSE_FORMAT_TOKENS,
+        f"fixed: response_format schema ({DEFAULT_RESPONSE_FORMAT})": RESPONSE_FORMAT_TOKENS,
         "fixed prefix, cacheable": count_tokens(prefix) + RESPONSE_FORMAT_TOKENS,
         "data": count_tokens(data),
         "data: block text": texts,
@@ -95,6 +90,10 @@ def tally(pages: Iterator[Page]) -> dict[str, list[float]]:
         )
         rows.setdefault("pages with whole <= 10% of HTML", []).append(
             float(counted["whole context"] <= 0.1 * html)
+        )
+        with_schema = counted["whole context"] - RESPONSE_FORMAT_TOKENS + WIRE_SCHEMA_TOKENS
+        rows.setdefault("whole / HTML with response_format json_schema", []).append(
+            with_schema / html
         )
     return rows
 

@@ -31,6 +31,7 @@ from article_runtime.errors import InputError, NoValidProposal
 from article_runtime.harness.pipeline import run_hygiene_harness
 from article_runtime.hygiene_context import render_hygiene_context
 from article_runtime.llm.prompts import load_prompt
+from article_runtime.llm.providers import ProviderSpec
 from article_runtime.llm.render import context_text, hygiene_messages, split_prefix
 from article_runtime.model.candidates import CandidateSet
 from article_runtime.tokens import TOKENIZER, count_tokens
@@ -100,19 +101,23 @@ SETS: dict[str, Callable[[int | None], Iterator[Page]]] = {
 
 
 HYGIENE_PROMPT = load_prompt("article_content_hygiene")
-# The output schema a provider taking response_format json_schema receives with every call
-# (contracts.wire_schema): context it bills, the same for every article.
-SCHEMA_TOKENS = count_tokens(
+# The output schema a provider configured with response_format json_schema receives with every
+# call (contracts.wire_schema), besides the prompt's own: context it bills, the same for every
+# article. Counted in the whole context only when that is the default setting (it is not:
+# json_object, llm/providers.py); the table's footnote says what it would add.
+WIRE_SCHEMA_TOKENS = count_tokens(
     json.dumps(wire_schema(HYGIENE_PROMPT.output_schema), separators=(",", ":"))
 )
+DEFAULT_RESPONSE_FORMAT = ProviderSpec.model_fields["response_format"].default
+SCHEMA_TOKENS = WIRE_SCHEMA_TOKENS if DEFAULT_RESPONSE_FORMAT == "json_schema" else 0
 
 
 @dataclass(frozen=True)
 class ContextTokens:
     """One article's hygiene context in tokens: the data part alone (what Dripper's 22%
-    measures), the whole context (system prompt, data and the response_format schema), the
+    measures), the whole context (system prompt, data and any response_format schema), the
     raw HTML, and the prefix that is the same for every article (what a provider can cache;
-    the response_format schema is counted in it)."""
+    any response_format schema is counted in it)."""
 
     data: int
     whole: int
@@ -340,9 +345,10 @@ def table(results: dict[str, Tally], counts: dict[str, int]) -> str:
         lines.append(f"{label:<{width}} | {values}")
     lines.append(
         f"tokens: {TOKENIZER}; data = the candidate set as rendered for the model, whole = data "
-        f"plus system prompt and the response_format schema ({SCHEMA_TOKENS}); cached prefix = "
-        "everything before the data and that schema, the same for every article (OpenAI and "
-        "Gemini cache only prompts of 1024 tokens or more, response_format's schema "
+        f"plus system prompt (response_format {DEFAULT_RESPONSE_FORMAT}, the default: "
+        f"{SCHEMA_TOKENS} schema tokens; json_schema adds {WIRE_SCHEMA_TOKENS}); cached prefix = "
+        "everything before the data, the same for every article (OpenAI and "
+        "Gemini cache only prompts of 1024 tokens or more, a response_format schema "
         "included); CPU: time.process_time; ours = build_candidates + "
         "deterministic proposal + harness; Markdown read as text by markdown-it (CommonMark)"
     )
