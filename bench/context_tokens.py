@@ -36,6 +36,27 @@ def _tokens_of_lines(data: str, ids: Iterable[str]) -> int:
     return count_tokens("\n".join(lines))
 
 
+LINK_LIST_SHARE = 0.7
+"""A block whose anchors hold this share of its text or more reads as a link list."""
+
+
+def _block_line_ids(candidates: CandidateSet) -> tuple[list[str], list[str]]:
+    """IDs of the link-list blocks and of the blocks whose text an earlier block already has:
+    what sending such blocks condensed could save (issue 13 section 2, measured first)."""
+    anchored: dict[str, int] = {}
+    for link in candidates.links:
+        anchored[link.block_id] = anchored.get(link.block_id, 0) + len(link.text)
+    seen: set[str] = set()
+    link_lists, repeated = [], []
+    for block in candidates.blocks:
+        if anchored.get(block.id, 0) >= LINK_LIST_SHARE * max(1, len(block.text)):
+            link_lists.append(block.id)
+        if block.text in seen:
+            repeated.append(block.id)
+        seen.add(block.text)
+    return link_lists, repeated
+
+
 def parts(candidates: CandidateSet) -> dict[str, int]:
     """Tokens of each part of one article's hygiene context."""
     messages = hygiene_messages(SPEC, candidates)
@@ -47,6 +68,7 @@ def parts(candidates: CandidateSet) -> dict[str, int]:
     meta = candidates.metadata_candidates
     runs = [line for line in data.splitlines() if line.startswith("[")]
     answer = messages[0]["content"].split("# Answer format\n", 1)[-1]
+    link_lists, repeated = _block_line_ids(candidates)
     return {
         "fixed: rules": count_tokens("\n".join(SPEC.common_rules)),
         "fixed: responsibility": count_tokens(SPEC.responsibility),
@@ -59,6 +81,8 @@ def parts(candidates: CandidateSet) -> dict[str, int]:
         "data: block framing": _tokens_of_lines(data, (b.id for b in blocks)) - texts,
         "data: block IDs alone": count_tokens("\n".join(b.id for b in blocks)),
         "data: extractor agreement": count_tokens("\n".join(runs)),
+        "data: link-list blocks (lines)": _tokens_of_lines(data, link_lists),
+        "data: repeated blocks (lines)": _tokens_of_lines(data, repeated),
         "data: metadata": _tokens_of_lines(
             data, (c.id for group in (meta.title, meta.subtitle, meta.author) for c in group)
         ),
@@ -82,6 +106,11 @@ def tally(pages: Iterator[Page]) -> dict[str, list[float]]:
         rows.setdefault("raw HTML", []).append(html)
         rows.setdefault("data / HTML", []).append(counted["data"] / html)
         rows.setdefault("whole / HTML", []).append(counted["whole context"] / html)
+        # A page without any script element is a lean page or a copy saved without its
+        # scripts: mostly text, so the article's own text is a large share of its tokens.
+        scripted = "whole / HTML, pages holding a <script>"
+        if b"<script" in page.raw.lower():
+            rows.setdefault(scripted, []).append(counted["whole context"] / html)
         rows.setdefault("block text / HTML (the floor)", []).append(
             counted["data: block text"] / html
         )
