@@ -27,6 +27,21 @@ SPEC = load_prompt("article_content_hygiene")
 # What the default provider setting sends in response_format besides the prompt (bench/run.py):
 # billed context, the same for every article, counted in the whole context and the fixed prefix.
 RESPONSE_FORMAT_TOKENS = SCHEMA_TOKENS
+# Prompt caching as OpenAI and Gemini bill it: a prefix the same for every article is cached
+# only from 1024 tokens on, and cached input costs a quarter of the price (gpt-4.1-mini,
+# gemini-2.5-flash-lite; gpt-4o-mini: half). What a call costs, in full-price tokens.
+CACHE_MIN_TOKENS = 1024
+CACHED_PRICE_SHARE = 0.25
+
+
+def priced_tokens(whole: int, prefix: int) -> float:
+    """``whole`` tokens in full-price tokens when its first ``prefix`` are a shared prefix."""
+    if prefix < CACHE_MIN_TOKENS:
+        return float(whole)
+    return CACHED_PRICE_SHARE * prefix + (whole - prefix)
+
+
+PREFIX = "fixed prefix, cacheable"
 
 
 def _tokens_of_lines(data: str, ids: Iterable[str]) -> int:
@@ -75,7 +90,7 @@ def parts(candidates: CandidateSet) -> dict[str, int]:
         "fixed: answer format and schema": count_tokens(answer),
         "fixed: context instructions": count_tokens(SPEC.context_instructions),
         f"fixed: response_format schema ({DEFAULT_RESPONSE_FORMAT})": RESPONSE_FORMAT_TOKENS,
-        "fixed prefix, cacheable": count_tokens(prefix) + RESPONSE_FORMAT_TOKENS,
+        PREFIX: count_tokens(prefix) + RESPONSE_FORMAT_TOKENS,
         "data": count_tokens(data),
         "data: block text": texts,
         "data: block framing": _tokens_of_lines(data, (b.id for b in blocks)) - texts,
@@ -115,15 +130,23 @@ def tally(pages: Iterator[Page]) -> dict[str, list[float]]:
             counted["data: block text"] / html
         )
         rows.setdefault("(fixed prefix + block text) / HTML", []).append(
-            (counted["fixed prefix, cacheable"] + counted["data: block text"]) / html
+            (counted[PREFIX] + counted["data: block text"]) / html
         )
         rows.setdefault("pages with whole <= 10% of HTML", []).append(
             float(counted["whole context"] <= 0.1 * html)
         )
-        with_schema = counted["whole context"] - RESPONSE_FORMAT_TOKENS + WIRE_SCHEMA_TOKENS
-        rows.setdefault("whole / HTML with response_format json_schema", []).append(
-            with_schema / html
+        # Both response_format settings side by side: json_schema sends the wire schema.
+        bare, prefix = (
+            counted["whole context"] - RESPONSE_FORMAT_TOKENS,
+            counted[PREFIX] - RESPONSE_FORMAT_TOKENS,
         )
+        for mode, extra in (("json_schema", WIRE_SCHEMA_TOKENS), ("json_object", 0)):
+            rows.setdefault(f"whole / HTML, response_format {mode}", []).append(
+                (bare + extra) / html
+            )
+            rows.setdefault(f"price-weighted tokens, response_format {mode}", []).append(
+                priced_tokens(bare + extra, prefix + extra)
+            )
     return rows
 
 
@@ -144,7 +167,9 @@ def main(argv: list[str] | None = None) -> None:
         print(f"{label:<{width}} | " + " | ".join(shown))
     print(
         f"tokens: {TOKENIZER}; each part counted alone; fixed = the same for every article; "
-        "medians per article, but 'pages with' is a share of the set's pages"
+        "medians per article, but 'pages with' is a share of the set's pages; price-weighted: "
+        f"a shared prefix of {CACHE_MIN_TOKENS} tokens or more counted at {CACHED_PRICE_SHARE} "
+        "(cached input price), the rest at 1"
     )
 
 

@@ -101,10 +101,10 @@ SETS: dict[str, Callable[[int | None], Iterator[Page]]] = {
 
 
 HYGIENE_PROMPT = load_prompt("article_content_hygiene")
-# The output schema a provider configured with response_format json_schema receives with every
-# call (contracts.wire_schema), besides the prompt's own: context it bills, the same for every
-# article. Counted in the whole context only when that is the default setting (it is not:
-# json_object, llm/providers.py); the table's footnote says what it would add.
+# The output schema a provider configured with response_format json_schema (the default,
+# llm/providers.py) receives with every call besides the prompt's own (contracts.wire_schema):
+# context it bills, the same for every article, part of the cacheable prefix. json_object
+# sends none.
 WIRE_SCHEMA_TOKENS = count_tokens(
     json.dumps(wire_schema(HYGIENE_PROMPT.output_schema), separators=(",", ":"))
 )
@@ -345,10 +345,10 @@ def table(results: dict[str, Tally], counts: dict[str, int]) -> str:
         lines.append(f"{label:<{width}} | {values}")
     lines.append(
         f"tokens: {TOKENIZER}; data = the candidate set as rendered for the model, whole = data "
-        f"plus system prompt (response_format {DEFAULT_RESPONSE_FORMAT}, the default: "
-        f"{SCHEMA_TOKENS} schema tokens; json_schema adds {WIRE_SCHEMA_TOKENS}); cached prefix = "
-        "everything before the data, the same for every article (OpenAI and "
-        "Gemini cache only prompts of 1024 tokens or more, a response_format schema "
+        f"plus system prompt and what response_format {DEFAULT_RESPONSE_FORMAT} (the default) "
+        f"sends ({SCHEMA_TOKENS} schema tokens); cached prefix = everything before the data, "
+        "that schema included, the same for every article (OpenAI and "
+        "Gemini cache only prompts of 1024 tokens or more, response_format's schema "
         "included); CPU: time.process_time; ours = build_candidates + "
         "deterministic proposal + harness; Markdown read as text by markdown-it (CommonMark)"
     )
