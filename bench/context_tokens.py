@@ -21,24 +21,29 @@ from article_runtime.llm.prompts import load_prompt
 from article_runtime.llm.render import context_text, hygiene_messages, split_prefix
 from article_runtime.model.candidates import CandidateSet
 from article_runtime.tokens import TOKENIZER, count_tokens
-from bench.run import DEFAULT_RESPONSE_FORMAT, SCHEMA_TOKENS, SETS, WIRE_SCHEMA_TOKENS, Page
+from bench.run import (
+    CACHE_MIN_TOKENS,
+    DEFAULT_RESPONSE_FORMAT,
+    SCHEMA_TOKENS,
+    SETS,
+    WIRE_SCHEMA_TOKENS,
+    Page,
+    cached_tokens,
+)
 
 SPEC = load_prompt("article_content_hygiene")
 # What the default provider setting sends in response_format besides the prompt (bench/run.py):
 # billed context, the same for every article, counted in the whole context and the fixed prefix.
 RESPONSE_FORMAT_TOKENS = SCHEMA_TOKENS
-# Prompt caching as OpenAI and Gemini bill it: a prefix the same for every article is cached
-# only from 1024 tokens on, and cached input costs a quarter of the price (gpt-4.1-mini,
-# gemini-2.5-flash-lite; gpt-4o-mini: half). What a call costs, in full-price tokens.
-CACHE_MIN_TOKENS = 1024
+# Cached input costs a quarter of the price (gpt-4.1-mini, gemini-2.5-flash-lite; gpt-4o-mini:
+# half); what a provider can cache is bench.run.cached_tokens. A call in full-price tokens.
 CACHED_PRICE_SHARE = 0.25
 
 
 def priced_tokens(whole: int, prefix: int) -> float:
     """``whole`` tokens in full-price tokens when its first ``prefix`` are a shared prefix."""
-    if prefix < CACHE_MIN_TOKENS:
-        return float(whole)
-    return CACHED_PRICE_SHARE * prefix + (whole - prefix)
+    cached = cached_tokens(prefix)
+    return CACHED_PRICE_SHARE * cached + (whole - cached)
 
 
 PREFIX = "fixed prefix, cacheable"
@@ -168,8 +173,8 @@ def main(argv: list[str] | None = None) -> None:
     print(
         f"tokens: {TOKENIZER}; each part counted alone; fixed = the same for every article; "
         "medians per article, but 'pages with' is a share of the set's pages; price-weighted: "
-        f"a shared prefix of {CACHE_MIN_TOKENS} tokens or more counted at {CACHED_PRICE_SHARE} "
-        "(cached input price), the rest at 1"
+        f"what a provider caches of the shared prefix ({CACHE_MIN_TOKENS} tokens or more, in "
+        f"steps of 128) counted at {CACHED_PRICE_SHARE} (cached input price), the rest at 1"
     )
 
 

@@ -109,6 +109,20 @@ WIRE_SCHEMA_TOKENS = count_tokens(
     json.dumps(wire_schema(HYGIENE_PROMPT.output_schema), separators=(",", ":"))
 )
 DEFAULT_RESPONSE_FORMAT = ProviderSpec.model_fields["response_format"].default
+# OpenAI's prompt caching (Gemini's implicit caching has the same minimum): a shared prefix is
+# cached from 1024 tokens on, in steps of 128; the tokens past the last step are billed in full.
+CACHE_MIN_TOKENS = 1024
+CACHE_STEP_TOKENS = 128
+
+
+def cached_tokens(prefix_tokens: int) -> int:
+    """How much of a shared prefix of ``prefix_tokens`` a provider can serve from its cache."""
+    if prefix_tokens < CACHE_MIN_TOKENS:
+        return 0
+    steps = (prefix_tokens - CACHE_MIN_TOKENS) // CACHE_STEP_TOKENS
+    return CACHE_MIN_TOKENS + steps * CACHE_STEP_TOKENS
+
+
 SCHEMA_TOKENS = WIRE_SCHEMA_TOKENS if DEFAULT_RESPONSE_FORMAT == "json_schema" else 0
 
 
@@ -294,7 +308,8 @@ def _prefix(t: Tally) -> str:
     if not t.context:
         return "n/a"
     same = len({c.prefix for c in t.context}) == 1
-    return f"{t.context[0].prefix_tokens} ({'same on all' if same else 'DIFFERS'})"
+    tokens = t.context[0].prefix_tokens
+    return f"{tokens} ({'same on all' if same else 'DIFFERS'}; {cached_tokens(tokens)} cached)"
 
 
 def table(results: dict[str, Tally], counts: dict[str, int]) -> str:
@@ -330,7 +345,9 @@ def table(results: dict[str, Tally], counts: dict[str, int]) -> str:
         ("cached-prefix tokens", lambda s, t: _prefix(t)),
         (
             "median uncached tokens",
-            lambda s, t: _median([c.whole - c.prefix_tokens for c in t.context], "{:.0f}"),
+            lambda s, t: _median(
+                [c.whole - cached_tokens(c.prefix_tokens) for c in t.context], "{:.0f}"
+            ),
         ),
         ("articles lost", lambda s, t: ", ".join(f"{k}={v}" for k, v in t.lost.items()) or "0"),
     ]
@@ -349,7 +366,8 @@ def table(results: dict[str, Tally], counts: dict[str, int]) -> str:
         f"sends ({SCHEMA_TOKENS} schema tokens); cached prefix = everything before the data, "
         "that schema included, the same for every article (OpenAI and "
         "Gemini cache only prompts of 1024 tokens or more, response_format's schema "
-        "included); CPU: time.process_time; ours = build_candidates + "
+        "included; OpenAI in steps of 128: 'cached' is what it serves from cache, 'uncached' "
+        "the rest); CPU: time.process_time; ours = build_candidates + "
         "deterministic proposal + harness; Markdown read as text by markdown-it (CommonMark)"
     )
     return "\n".join(lines)
