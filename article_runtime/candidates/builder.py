@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from selectolax.lexbor import LexborHTMLParser
 
+from article_runtime.candidates.bounds import bounded_shape, check_tree_depth, count_tags
 from article_runtime.candidates.decode import decode_html
 from article_runtime.candidates.depth import scan_page
 from article_runtime.candidates.extractors import vote
@@ -111,13 +112,17 @@ def build_candidates(
     """
     url = normalize_url(url)
     text = decode_html(html)
-    shape = scan_page(text)
+    counts = count_tags(text)
+    exact = None if counts.bounded else scan_page(text)  # bounds.py: most pages need none
     tree = LexborHTMLParser(text)
+    if exact is None:
+        check_tree_depth(tree)
     tree.strip_tags(["rt", "rp"])  # ruby readings are pronunciation aids, not text (titles too)
     seg = segment(tree, url)
     if not seg.blocks:
         raise InputError("no_text_blocks", "the page has no visible text")
     blocks = prune(seg.blocks)
+    shape = exact or bounded_shape(counts, tree, text)
     vote(blocks, seg.container_parent, shape.without_code(text), trafilatura=shape.fits_trafilatura)
     blocks = prune_unvoted(blocks)  # chrome outside everything an extractor chose
     metadata, decisions = extract_metadata(tree, url, feed)

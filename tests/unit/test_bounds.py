@@ -1,0 +1,190 @@
+"""The cheap bound (``bounds.py``) never under-counts what lexbor builds, and pages that take
+the shortcut get the candidates the exact pre-scan gives them (issue 13, section 2).
+
+Hostile markup is generated (misnested formatting, tables and foster parenting, templates,
+selects, SVG and MathML, everything unclosed) and parsed by lexbor, the parser the runtime
+uses; a page that breaks the bound means the bound is wrong.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+import article_runtime.candidates.builder as builder
+from article_runtime.candidates import build_candidates
+from article_runtime.candidates.bounds import MAX_TAGS, TagCounts, code_spans, count_tags
+from article_runtime.candidates.depth import MAX_DEPTH, MAX_ELEMENTS, scan_page
+from article_runtime.errors import InputError
+from article_runtime.model import CandidateSet
+from tests.unit.test_depth import CODE_SOUP, TOKEN, real_depth
+
+HOSTILE = st.one_of(
+    TOKEN,
+    st.integers(min_value=0, max_value=40).map(lambda n: f"<b id={n}>"),
+    st.integers(min_value=0, max_value=40).map(lambda n: f"<font color={n}>"),
+    st.sampled_from(
+        [
+            "<B>",
+            "</B >",
+            "<a href=x>",
+            "</a>",
+            "<nobr>",
+            "</nobr>",
+            "<isindex>",
+            "<image>",
+            "</p>",
+            "</br>",
+            "<p>x",
+            "<td>x",
+            "<table><b>",
+            "<select><b>",
+            "<frameset>",
+            "<plaintext>",
+            "<applet>",
+            "<marquee>",
+            "<object>",
+            "<strike>",
+            "<tt>",
+            "<u>",
+            "<s>",
+            "<small>",
+            "<big>",
+            "<code>",
+            "<strong>",
+            "</strong>",
+            "<em>",
+            "</em>",
+            "<i>",
+            "</i>",
+            "<address>",
+            "<dl>",
+            "<dd>",
+        ]
+    ),
+)
+HOSTILE_SOUP = st.lists(HOSTILE, max_size=150).map("".join)
+
+
+def lexbor_tree(html: str) -> tuple[int, int]:
+    """lexbor's element count and deepest element (from the document root)."""
+    tree = LexborHTMLParser(html)
+    count = deepest = 0
+    stack: list[tuple[LexborNode, int]] = [(tree.root, 1)] if tree.root is not None else []
+    while stack:
+        node, depth = stack.pop()
+        count += 1
+        deepest = max(deepest, depth)
+        child = node.child
+        while child is not None:
+            if child.tag not in ("-text", "_comment", "-comment", "!doctype"):
+                stack.append((child, depth + 1))
+            child = child.next
+    return count, deepest
+
+
+@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(HOSTILE_SOUP)
+@example("".join(f"<b id={n}>" for n in range(30)) + "</div><p>x</p>" * 30)
+@example("<p><b><i><u><div>x</b>y</i>z</u>" * 10)
+@example("<a><table><a><td><a><b><div>x</a>" * 8)
+@example("<table><b><tr><td>x</b><i>y" * 10)
+@example("<svg><b><math><i><foreignObject><b>x" * 5)
+@example("<template><b><td><i>x</template>" * 10)
+@example("<nobr>x<nobr>y<div><nobr>" * 15)
+def test_lexbor_never_builds_more_than_the_bound(html: str) -> None:
+    counts = count_tags(html)
+    elements, deepest = lexbor_tree(html)
+    assert elements <= counts.elements_bound
+    assert deepest <= counts.elements_bound
+    # The exact model counts no more either: a bounded page is never refused for elements.
+    shape = scan_page(html, limit=10**6, max_elements=counts.elements_bound)
+    assert shape.elements <= counts.tags
+
+
+def _page(body: str) -> str:
+    prose = "The quay opens next spring, after two years of delays and a shortage of steel. "
+    return (
+        "<!doctype html><html lang=en><head><title>Quay</title></head><body><article>"
+        f"<h1>Quay opens</h1><p>{prose * 4}</p>{body}<p>{prose * 3}</p></article></body></html>"
+    )
+
+
+def _outcome(html: str) -> CandidateSet | str:
+    try:
+        return build_candidates(html, url="https://example.com/a")
+    except InputError as error:
+        return error.reason
+
+
+def _exact_outcome(html: str) -> CandidateSet | str:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(builder, "count_tags", lambda _: TagCounts(10**9, 0, 0, False))
+        return _outcome(html)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(HOSTILE_SOUP, CODE_SOUP).map(_page))
+@example(_page("<script>var a = 1;</script><style>p {}</style><p>x</p>"))
+@example(_page("<b>" * 250 + "x"))
+@example(_page("<div>" * 250 + "x"))
+@example(_page("<table>" + "<b><td>" * 120 + "x"))
+@example(_page("<div hidden>" + "<div>" * 250 + "</div>" * 251))
+def test_the_shortcut_gives_the_exact_scans_candidates(html: str) -> None:
+    """Same refusal, or the same candidates; the one allowed difference is a page the
+    exact model thinks deeper than lexbor builds (it over-counts on purpose), which the DOM
+    walk then measures on lexbor's own tree."""
+    if not count_tags(html).bounded:
+        return
+    exact, shortcut = _exact_outcome(html), _outcome(html)
+    if exact == "html_too_deep" and isinstance(shortcut, CandidateSet):
+        assert real_depth(html) <= MAX_DEPTH + 1  # + 1: a void leaf the walk never opens
+        return
+    assert shortcut == exact
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(CODE_SOUP)
+@example("<script>a</script><script>a</script>")
+@example("<svg></svg><script>code()</script>")
+@example("<table><b><style>p {}</style></table><style>q {}</style>")
+def test_code_read_from_lexbor_is_code_the_exact_scan_finds(html: str) -> None:
+    """Every span the shortcut empties is one the exact scan empties (it may keep more)."""
+    spans = code_spans(LexborHTMLParser(html), html, count_tags(html))
+    assert set(spans) <= set(scan_page(html, limit=10_000).code)
+    assert list(spans) == sorted(spans)
+
+
+def test_code_is_found_on_an_ordinary_page() -> None:
+    html = _page("<script>track(1);</script><style>p { color: red }</style><p>text</p>")
+    spans = code_spans(LexborHTMLParser(html), html, count_tags(html))
+    assert [html[a:b] for a, b in spans] == ["track(1);", "p { color: red }"]
+
+
+def test_pages_with_carriage_returns_keep_their_code() -> None:
+    html = _page("<script>a();\r\nb();</script>")
+    assert code_spans(LexborHTMLParser(html), html, count_tags(html)) == ()
+
+
+@pytest.mark.parametrize(
+    "html",
+    [
+        "".join(f"<b id={n}>" for n in range(150)) + "<p>x</p>" * 20_000,
+        "<div>" * (MAX_TAGS + 1),
+        "<b>" * 400 + "<p>x" * 400,
+    ],
+    ids=["reopened", "many-tags", "formatting-times-tags"],
+)
+def test_hostile_pages_take_the_exact_scan(html: str) -> None:
+    counts = count_tags(html)
+    assert not counts.bounded
+    assert counts.elements_bound > MAX_ELEMENTS or counts.tags > MAX_TAGS
+
+
+def test_tag_names_are_read_like_the_tokenizer() -> None:
+    counts = count_tags("<B>x</b ><b\tid=1><bdi><br/></Strong>< b><b")
+    assert counts.formatting == 2  # <B>, <b\t...>; not <bdi>, <br/>, "< b>", "<b" at the end
+    assert counts.adoptions == 2  # </b >, </Strong>
+    assert count_tags("<svg>").foreign and not count_tags("<svgx>").foreign
