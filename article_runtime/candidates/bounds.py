@@ -7,10 +7,10 @@ their nesting, and that can be seen from a count of tag names (under 1 ms):
 - every element lexbor builds comes from a ``<`` (a start tag, or the few it implies: html,
   head, body, tbody, tr, colgroup; a ``</p>`` or ``</br>`` without its start): at most
   ``3 T + 3`` for ``T`` characters ``<``;
-- before every token (at most ``2 T + 1``: tags and the text runs between them) the tree
-  builder may reopen the active formatting elements after the last marker: at most ``F + 1``
-  (``F`` formatting start tags other than ``<a>``, plus the one ``<a>`` the list can hold
-  after a marker);
+- the tree builder reopens the active formatting elements after the last marker (before a
+  start tag or text) only when one of them was closed since it last did, and only a tag
+  closes one: at most ``T + 1`` times, each at most ``F + 1`` elements (``F`` formatting
+  start tags other than ``<a>``, plus the one ``<a>`` the list can hold after a marker);
 - each adoption agency (``E``: formatting end tags, ``<a>`` and ``<nobr>`` start tags) runs
   its outer loop at most 8 times, each creating one clone of the formatting element and at
   most 3 in the inner loop: at most ``32 E``.
@@ -26,7 +26,9 @@ model ever exceeds the bound, and that candidates do not change.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
+from itertools import accumulate
 from typing import NamedTuple
 
 from selectolax.lexbor import LexborHTMLParser
@@ -59,6 +61,9 @@ _ADOPTING_STARTS = frozenset(("a", "nobr"))
 _DELIMITERS = " \t\n\f\r/>"
 _HEAD = 8  # "/strike>" and "/strong>": the longest heads that name a counted tag
 _CODE = ("script", "style")
+MIN_CODE_CHARS = 200
+"""Shorter code is left in: looking for it in the page costs more than trafilatura spends
+on it."""
 _VOID = (
     "area base basefont bgsound br col embed frame hr image img input keygen link meta param "
     "source track wbr"
@@ -79,7 +84,7 @@ class TagCounts(NamedTuple):
     @property
     def elements_bound(self) -> int:
         t = self.tags
-        return 3 * t + 3 + 32 * self.adoptions + (2 * t + 1) * (self.formatting + 1)
+        return 3 * t + 3 + 32 * self.adoptions + (t + 1) * (self.formatting + 1)
 
     @property
     def bounded(self) -> bool:
@@ -127,40 +132,59 @@ def _foreign_from(html: str) -> int:
     return len(html)
 
 
+class _LineEnds:
+    """``html`` with CR LF and CR made LF, as lexbor reads it, and the way back to ``html``."""
+
+    def __init__(self, html: str) -> None:
+        self.text = html
+        self._ends: list[int] = []  # in ``text``: the LF each CR LF became
+        if "\r" in html:
+            parts = html.split("\r\n")
+            self.text = "\n".join(parts).replace("\r", "\n")
+            self._ends = list(accumulate(len(part) + 1 for part in parts[:-1]))
+            self._ends = [end - 1 for end in self._ends]
+
+    def source(self, pos: int) -> int:
+        """The position in ``html`` of ``text[pos]``: one more for each CR LF before it."""
+        return pos + bisect_left(self._ends, pos)
+
+
 def code_spans(tree: LexborHTMLParser, html: str, counts: TagCounts) -> tuple[tuple[int, int], ...]:
     """``PageShape.code`` read from lexbor's scripts and styles instead of the exact scan.
 
-    A script's text is lexbor's, so it is code; its place in ``html`` is known only when it
-    occurs there once (lexbor keeps raw text as written but for CR and NUL, so pages holding
-    either keep their code). The exact scan's rules apply too: no ``json`` in the start tag,
-    no ``<!--`` inside, nothing after an ``<svg>`` or ``<math>``, and an end tag right after.
-    Any doubt leaves the code in: trafilatura then only does more work.
+    A script's text is lexbor's, so it is code; its place is known only when it occurs once
+    in the page as lexbor reads it (line ends made LF; pages holding NUL, which lexbor
+    replaces, keep their code). The exact scan's rules apply too: no ``json`` in the start
+    tag, no ``<!--`` inside, nothing after an ``<svg>`` or ``<math>``, and an end tag right
+    after. Any doubt leaves the code in: trafilatura then only does more work.
     """
-    if "\r" in html or "\0" in html:
+    if "\0" in html:
         return ()
-    stop = _foreign_from(html) if counts.foreign else len(html)
+    lines = _LineEnds(html)
+    page = lines.text
+    stop = _foreign_from(page) if counts.foreign else len(page)
     spans: list[tuple[int, int]] = []
     for node in tree.css(", ".join(_CODE)):
         text = node.text(deep=True)
         attributes = " ".join(f"{k} {v or ''}" for k, v in node.attributes.items())
-        if not text or "<!--" in text or "json" in attributes.lower():
+        if len(text) < MIN_CODE_CHARS or "<!--" in text or "json" in attributes.lower():
             continue
-        start = html.find(text)  # from the start: lexbor's order is not always the source's
-        if start < 0 or html.find(text, start + 1) >= 0:
+        start = page.find(text)  # from the start: lexbor's order is not always the source's
+        if start < 0 or page.find(text, start + 1) >= 0:
             continue
         end = start + len(text)
         name = node.tag or ""
-        closing = html[end : end + 2 + len(name)].lower()
-        after = html[end + 2 + len(name) : end + 3 + len(name)]
-        tag_start = html.rfind("<", 0, start)
+        closing = page[end : end + 2 + len(name)].lower()
+        after = page[end + 2 + len(name) : end + 3 + len(name)]
+        tag_start = page.rfind("<", 0, start)
         if (
             end > stop
             or closing != f"</{name}"
             or (after and after not in _DELIMITERS)
-            or "json" in html[tag_start:start].lower()
+            or "json" in page[tag_start:start].lower()
         ):
             continue
-        spans.append((start, end))
+        spans.append((lines.source(start), lines.source(end)))
     return tuple(sorted(spans))
 
 

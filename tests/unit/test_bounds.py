@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+import article_runtime.candidates.bounds as bounds
 import article_runtime.candidates.builder as builder
 from article_runtime.candidates import build_candidates
 from article_runtime.candidates.bounds import MAX_TAGS, TagCounts, code_spans, count_tags
@@ -66,6 +67,8 @@ HOSTILE = st.one_of(
     ),
 )
 HOSTILE_SOUP = st.lists(HOSTILE, max_size=150).map("".join)
+LINE_ENDS = st.sampled_from(["\r\n", "\n", "\r", "\r\n\r\n"])
+CODE_LINES = st.lists(st.one_of(CODE_SOUP, LINE_ENDS), max_size=8).map("".join)
 
 
 def lexbor_tree(html: str) -> tuple[int, int]:
@@ -126,7 +129,7 @@ def _exact_outcome(html: str) -> CandidateSet | str:
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.one_of(HOSTILE_SOUP, CODE_SOUP).map(_page))
+@given(st.one_of(HOSTILE_SOUP, CODE_SOUP, CODE_LINES).map(_page))
 @example(_page("<script>var a = 1;</script><style>p {}</style><p>x</p>"))
 @example(_page("<b>" * 250 + "x"))
 @example(_page("<div>" * 250 + "x"))
@@ -138,7 +141,9 @@ def test_the_shortcut_gives_the_exact_scans_candidates(html: str) -> None:
     walk then measures on lexbor's own tree."""
     if not count_tags(html).bounded:
         return
-    exact, shortcut = _exact_outcome(html), _outcome(html)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(bounds, "MIN_CODE_CHARS", 1)  # generated code is short
+        exact, shortcut = _exact_outcome(html), _outcome(html)
     if exact == "html_too_deep" and isinstance(shortcut, CandidateSet):
         assert real_depth(html) <= MAX_DEPTH + 1  # + 1: a void leaf the walk never opens
         return
@@ -146,25 +151,37 @@ def test_the_shortcut_gives_the_exact_scans_candidates(html: str) -> None:
 
 
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(CODE_SOUP)
+@given(st.one_of(CODE_SOUP, CODE_LINES))
 @example("<script>a</script><script>a</script>")
+@example("<!-- <script>a\r\nb</script> --><script>a\nb</script>")
+@example("<script>a\r\nb</script>\r\n")
 @example("<svg></svg><script>code()</script>")
 @example("<table><b><style>p {}</style></table><style>q {}</style>")
 def test_code_read_from_lexbor_is_code_the_exact_scan_finds(html: str) -> None:
     """Every span the shortcut empties is one the exact scan empties (it may keep more)."""
-    spans = code_spans(LexborHTMLParser(html), html, count_tags(html))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(bounds, "MIN_CODE_CHARS", 1)  # generated code is short
+        spans = code_spans(LexborHTMLParser(html), html, count_tags(html))
     assert set(spans) <= set(scan_page(html, limit=10_000).code)
     assert list(spans) == sorted(spans)
 
 
 def test_code_is_found_on_an_ordinary_page() -> None:
-    html = _page("<script>track(1);</script><style>p { color: red }</style><p>text</p>")
+    script, style = "track(1);" * 30, "p { color: red }" * 20
+    html = _page(f"<script>{script}</script><style>{style}</style><script>short()</script>")
     spans = code_spans(LexborHTMLParser(html), html, count_tags(html))
-    assert [html[a:b] for a, b in spans] == ["track(1);", "p { color: red }"]
+    assert [html[a:b] for a, b in spans] == [script, style]  # short code is left in
 
 
-def test_pages_with_carriage_returns_keep_their_code() -> None:
-    html = _page("<script>a();\r\nb();</script>")
+def test_mixed_line_ends_are_read_back() -> None:
+    code = "a();\r\nb();\nc();\rd();" * 20
+    html = _page(f"<script>{code}</script>\r<p>x</p>\r\n").replace("<h1>", "\r\n<h1>")
+    spans = code_spans(LexborHTMLParser(html), html, count_tags(html))
+    assert [html[a:b] for a, b in spans] == [code]
+
+
+def test_pages_holding_nul_keep_their_code() -> None:
+    html = _page("<script>" + "a();" * 100 + "</script>\0")
     assert code_spans(LexborHTMLParser(html), html, count_tags(html)) == ()
 
 
