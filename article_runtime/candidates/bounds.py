@@ -10,7 +10,9 @@ their nesting, and that can be seen from a count of tag names (under 1 ms):
 - the tree builder reopens the active formatting elements after the last marker (before a
   start tag or text) only when one of them was closed since it last did, and only a tag
   closes one: at most ``T + 1`` times, each at most ``F + 1`` elements (``F`` formatting
-  start tags other than ``<a>``, plus the one ``<a>`` the list can hold after a marker);
+  start tags other than ``<a>``, plus the one ``<a>`` the list can hold after a marker); and
+  as the list keeps at most three entries of the same name and attributes after a marker,
+  ``F`` is at most 3 times the number of distinct formatting start tags;
 - each adoption agency (``E``: formatting end tags, ``<a>`` and ``<nobr>`` start tags) runs
   its outer loop at most 8 times, each creating one clone of the formatting element and at
   most 3 in the inner loop: at most ``32 E``.
@@ -80,11 +82,18 @@ class TagCounts(NamedTuple):
     formatting: int  # formatting start tags other than <a>
     adoptions: int  # formatting end tags, <a> and <nobr> start tags
     foreign: bool  # an <svg> or <math> start tag may be present
+    identities: int  # formatting elements the tree builder can tell apart (``_identities``)
+
+    @property
+    def reopened(self) -> int:
+        """The most formatting elements one reconstruction reopens: the list holds at most 3
+        of each identity after the last marker, and one ``<a>``."""
+        return min(self.formatting, 3 * self.identities) + 1
 
     @property
     def elements_bound(self) -> int:
         t = self.tags
-        return 3 * t + 3 + 32 * self.adoptions + (t + 1) * (self.formatting + 1)
+        return 3 * t + 3 + 32 * self.adoptions + (t + 1) * self.reopened
 
     @property
     def bounded(self) -> bool:
@@ -105,9 +114,11 @@ def count_tags(html: str) -> TagCounts:
     """Count tags by the characters after each ``<``: a start tag is ``<`` and a name ended
     by white space, ``/`` or ``>`` (the tokenizer's rule). Text that only looks like a tag
     (in a comment, a script, an attribute) is counted too, which can only raise the bounds."""
-    heads = Counter([part[:_HEAD] for part in html.split("<")[1:]])
+    parts = html.split("<")
+    heads = Counter([part[:_HEAD] for part in parts[1:]])
     formatting = adoptions = 0
     foreign = False
+    formatting_heads: set[str] = set()
     for head, count in heads.items():
         if head.startswith("/"):
             if _name(head[1:]) in _FORMATTING or _name(head[1:]) == "a":
@@ -116,10 +127,32 @@ def count_tags(html: str) -> TagCounts:
         name = _name(head)
         if name in _FORMATTING and name != "a":
             formatting += count
+            formatting_heads.add(head)
         if name in _ADOPTING_STARTS:
             adoptions += count
         foreign = foreign or name in _FOREIGN
-    return TagCounts(html.count("<"), formatting, adoptions, foreign)
+    counts = TagCounts(len(parts) - 1, formatting, adoptions, foreign, formatting)
+    if counts.bounded or counts.tags > MAX_TAGS:
+        return counts
+    tags = [part for part in parts[1:] if part[:_HEAD] in formatting_heads]
+    return counts._replace(identities=_identities(tags))
+
+
+def _identities(tags: list[str]) -> int:
+    """How many formatting elements the tree builder may tell apart, at most: it compares
+    name and attributes (the "Noah's Ark" clause), and tags of the same text have both the
+    same. A tag whose end is not plainly its first ``>`` (a quote before it, or none in
+    reach) counts as one of a kind."""
+    same: set[str] = set()
+    alone = 0
+    for tag in tags:
+        end = tag.find(">")
+        text = tag[:end]
+        if end < 0 or '"' in text or "'" in text:
+            alone += 1
+        else:
+            same.add(text)
+    return len(same) + alone
 
 
 def _foreign_from(html: str) -> int:

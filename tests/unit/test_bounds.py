@@ -16,7 +16,15 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 import article_runtime.candidates.bounds as bounds
 import article_runtime.candidates.builder as builder
 from article_runtime.candidates import build_candidates
-from article_runtime.candidates.bounds import MAX_TAGS, TagCounts, code_spans, count_tags
+from article_runtime.candidates.bounds import (
+    _FORMATTING,
+    MAX_TAGS,
+    TagCounts,
+    _identities,
+    _name,
+    code_spans,
+    count_tags,
+)
 from article_runtime.candidates.depth import MAX_DEPTH, MAX_ELEMENTS, scan_page
 from article_runtime.errors import InputError
 from article_runtime.model import CandidateSet
@@ -26,6 +34,10 @@ HOSTILE = st.one_of(
     TOKEN,
     st.integers(min_value=0, max_value=40).map(lambda n: f"<b id={n}>"),
     st.integers(min_value=0, max_value=40).map(lambda n: f"<font color={n}>"),
+    st.sampled_from(
+        ["<b class=x>", "<b  class=x>", "<i class='a>b'>", '<u title="<u>">', "<s x=<s>"]
+    ),
+    st.sampled_from(["<b id=x class=y>", "<b class=y id=x>", "<em/>", "<tt\n>", "<big x"]),
     st.sampled_from(
         [
             "<B>",
@@ -97,8 +109,15 @@ def lexbor_tree(html: str) -> tuple[int, int]:
 @example("<svg><b><math><i><foreignObject><b>x" * 5)
 @example("<template><b><td><i>x</template>" * 10)
 @example("<nobr>x<nobr>y<div><nobr>" * 15)
+@example("<div>" + "<b class=x>" * 60 + "</div>" + "<p>x</p>" * 60)
+@example("<div>" + "<b title='a>b'>" * 30 + "<b title='a>c'>" * 30 + "</div>" + "<p>x" * 60)
 def test_lexbor_never_builds_more_than_the_bound(html: str) -> None:
     counts = count_tags(html)
+    # The tighter bound count_tags computes only for pages the plain one does not admit:
+    tags = [part for part in html.split("<")[1:] if _name(part[:8]) in _FORMATTING - {"a"}]
+    tight = counts._replace(identities=_identities(tags))
+    assert tight.elements_bound <= counts.elements_bound
+    assert lexbor_tree(html)[0] <= tight.elements_bound
     elements, deepest = lexbor_tree(html)
     assert elements <= counts.elements_bound
     assert deepest <= counts.elements_bound
@@ -124,7 +143,7 @@ def _outcome(html: str) -> CandidateSet | str:
 
 def _exact_outcome(html: str) -> CandidateSet | str:
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(builder, "count_tags", lambda _: TagCounts(10**9, 0, 0, False))
+        patch.setattr(builder, "count_tags", lambda _: TagCounts(10**9, 0, 0, False, 0))
         return _outcome(html)
 
 
@@ -190,7 +209,7 @@ def test_pages_holding_nul_keep_their_code() -> None:
     [
         "".join(f"<b id={n}>" for n in range(150)) + "<p>x</p>" * 20_000,
         "<div>" * (MAX_TAGS + 1),
-        "<b>" * 400 + "<p>x" * 400,
+        "".join(f"<b id={n}>" for n in range(400)) + "<p>x" * 400,
     ],
     ids=["reopened", "many-tags", "formatting-times-tags"],
 )
@@ -198,6 +217,18 @@ def test_hostile_pages_take_the_exact_scan(html: str) -> None:
     counts = count_tags(html)
     assert not counts.bounded
     assert counts.elements_bound > MAX_ELEMENTS or counts.tags > MAX_TAGS
+
+
+def test_identical_formatting_tags_are_one_identity() -> None:
+    """Noah's Ark: many identical tags reopen at most three; distinct ones each count."""
+    many = "<div>" + "<b class=x>" * 400 + "</div>" + "<p>x</p>" * 400
+    assert count_tags(many).reopened == 4
+    assert count_tags(many).bounded
+    distinct = "<div>" + "".join(f"<b id={n}>" for n in range(400)) + "</div>" + "<p>x</p>" * 400
+    assert count_tags(distinct).reopened == 401
+    assert not count_tags(distinct).bounded
+    quoted = "<div>" + "<b title='a>b'>" * 400 + "</div>" + "<p>x</p>" * 400
+    assert count_tags(quoted).reopened == 401  # a quote: the tag may end elsewhere
 
 
 def test_tag_names_are_read_like_the_tokenizer() -> None:
