@@ -113,16 +113,16 @@ def build_candidates(
     url = normalize_url(url)
     text = decode_html(html)
     counts = count_tags(text)
-    exact = None if counts.bounded else scan_page(text)  # bounds.py: most pages need none
+    # bounds.py: most pages are too small for the exact scan to be needed
+    shape = bounded_shape(counts) if counts.bounded else scan_page(text)
     tree = LexborHTMLParser(text)
-    if exact is None:
+    if counts.bounded:
         check_tree_depth(tree)
     tree.strip_tags(["rt", "rp"])  # ruby readings are pronunciation aids, not text (titles too)
     seg = segment(tree, url)
     if not seg.blocks:
         raise InputError("no_text_blocks", "the page has no visible text")
     blocks = prune(seg.blocks)
-    shape = exact or bounded_shape(counts, tree, text)
     vote(blocks, seg.container_parent, shape.without_code(text), trafilatura=shape.fits_trafilatura)
     blocks = prune_unvoted(blocks)  # chrome outside everything an extractor chose
     metadata, decisions = extract_metadata(tree, url, feed)

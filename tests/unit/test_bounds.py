@@ -13,7 +13,6 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-import article_runtime.candidates.bounds as bounds
 import article_runtime.candidates.builder as builder
 from article_runtime.candidates import build_candidates
 from article_runtime.candidates.bounds import (
@@ -22,7 +21,7 @@ from article_runtime.candidates.bounds import (
     TagCounts,
     _identities,
     _name,
-    code_spans,
+    check_tree_depth,
     count_tags,
 )
 from article_runtime.candidates.depth import MAX_DEPTH, MAX_ELEMENTS, scan_page
@@ -143,7 +142,7 @@ def _outcome(html: str) -> CandidateSet | str:
 
 def _exact_outcome(html: str) -> CandidateSet | str:
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(builder, "count_tags", lambda _: TagCounts(10**9, 0, 0, False, 0))
+        patch.setattr(builder, "count_tags", lambda _: TagCounts(10**9, 0, 0, 0))
         return _outcome(html)
 
 
@@ -160,48 +159,11 @@ def test_the_shortcut_gives_the_exact_scans_candidates(html: str) -> None:
     walk then measures on lexbor's own tree."""
     if not count_tags(html).bounded:
         return
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(bounds, "MIN_CODE_CHARS", 1)  # generated code is short
-        exact, shortcut = _exact_outcome(html), _outcome(html)
+    exact, shortcut = _exact_outcome(html), _outcome(html)
     if exact == "html_too_deep" and isinstance(shortcut, CandidateSet):
         assert real_depth(html) <= MAX_DEPTH + 1  # + 1: a void leaf the walk never opens
         return
     assert shortcut == exact
-
-
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.one_of(CODE_SOUP, CODE_LINES))
-@example("<script>a</script><script>a</script>")
-@example("<!-- <script>a\r\nb</script> --><script>a\nb</script>")
-@example("<script>a\r\nb</script>\r\n")
-@example("<svg></svg><script>code()</script>")
-@example("<table><b><style>p {}</style></table><style>q {}</style>")
-def test_code_read_from_lexbor_is_code_the_exact_scan_finds(html: str) -> None:
-    """Every span the shortcut empties is one the exact scan empties (it may keep more)."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(bounds, "MIN_CODE_CHARS", 1)  # generated code is short
-        spans = code_spans(LexborHTMLParser(html), html, count_tags(html))
-    assert set(spans) <= set(scan_page(html, limit=10_000).code)
-    assert list(spans) == sorted(spans)
-
-
-def test_code_is_found_on_an_ordinary_page() -> None:
-    script, style = "track(1);" * 30, "p { color: red }" * 20
-    html = _page(f"<script>{script}</script><style>{style}</style><script>short()</script>")
-    spans = code_spans(LexborHTMLParser(html), html, count_tags(html))
-    assert [html[a:b] for a, b in spans] == [script, style]  # short code is left in
-
-
-def test_mixed_line_ends_are_read_back() -> None:
-    code = "a();\r\nb();\nc();\rd();" * 20
-    html = _page(f"<script>{code}</script>\r<p>x</p>\r\n").replace("<h1>", "\r\n<h1>")
-    spans = code_spans(LexborHTMLParser(html), html, count_tags(html))
-    assert [html[a:b] for a, b in spans] == [code]
-
-
-def test_pages_holding_nul_keep_their_code() -> None:
-    html = _page("<script>" + "a();" * 100 + "</script>\0")
-    assert code_spans(LexborHTMLParser(html), html, count_tags(html)) == ()
 
 
 @pytest.mark.parametrize(
@@ -235,4 +197,24 @@ def test_tag_names_are_read_like_the_tokenizer() -> None:
     counts = count_tags("<B>x</b ><b\tid=1><bdi><br/></Strong>< b><b")
     assert counts.formatting == 2  # <B>, <b\t...>; not <bdi>, <br/>, "< b>", "<b" at the end
     assert counts.adoptions == 2  # </b >, </Strong>
-    assert count_tags("<svg>").foreign and not count_tags("<svgx>").foreign
+
+
+@pytest.mark.parametrize("inner", ["", "<br>", "<img>", "<span>", "<b>", "<svg>"])
+@pytest.mark.parametrize("count", [MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 1])
+@pytest.mark.parametrize("wrapper", ["", "<div hidden>", "<noscript>", "<table><td>"])
+def test_the_tree_is_refused_where_the_exact_scan_refuses(
+    wrapper: str, count: int, inner: str
+) -> None:
+    """At the edge of ``MAX_DEPTH``, hidden or not: the same refusal from lexbor's tree."""
+    html = "<body>" + wrapper + "<div>" * count + inner
+    try:
+        scan_page(html)
+        exact = "accepted"
+    except InputError as error:
+        exact = error.reason
+    try:
+        check_tree_depth(LexborHTMLParser(html))
+        shortcut = "accepted"
+    except InputError as error:
+        shortcut = error.reason
+    assert shortcut == exact
