@@ -63,8 +63,9 @@ _VOID = (
     "area base basefont bgsound br col embed frame hr image img input keygen link meta param "
     "source track wbr"
 )
-# An element opened (not void) 201 levels inside <body>: what the exact scan refuses.
-_TOO_DEEP = "body" + " > *" * MAX_DEPTH + f" > *:not({', '.join(_VOID.split())})"
+# An element opened (not void) 201 levels inside <body> (or <frameset>): what the exact
+# scan refuses.
+_TOO_DEEP = ":root > *" + " > *" * MAX_DEPTH + f" > *:not({', '.join(_VOID.split())})"
 
 
 class TagCounts(NamedTuple):
@@ -146,8 +147,8 @@ def _identities(tags: list[str]) -> int:
 
 def check_tree_depth(tree: LexborHTMLParser) -> None:
     """Refuse what the exact scan refuses for depth, read from lexbor's tree (in C, about
-    0.2 ms): anywhere in ``<body>``, hidden or not, since trafilatura's lxml drops what is
-    nested past its own limit without a word.
+    0.2 ms): anywhere in ``<body>`` or ``<frameset>``, hidden or not, since trafilatura's
+    lxml drops what is nested past its own limit without a word.
 
     Raises:
         InputError: ``html_too_deep``.

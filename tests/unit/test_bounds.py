@@ -218,3 +218,8 @@ def test_the_tree_is_refused_where_the_exact_scan_refuses(
     except InputError as error:
         shortcut = error.reason
     assert shortcut == exact
+
+
+def test_deep_framesets_are_refused() -> None:
+    with pytest.raises(InputError, match="html_too_deep"):
+        check_tree_depth(LexborHTMLParser("<frameset>" * (MAX_DEPTH + 2)))
