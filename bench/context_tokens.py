@@ -10,11 +10,9 @@ up to about the whole (a token can span two parts' boundary).
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 from collections.abc import Iterable, Iterator
 
-from article_runtime import contracts
 from article_runtime.candidates import build_candidates
 from article_runtime.candidates.decode import decode_html
 from article_runtime.errors import InputError
@@ -23,15 +21,32 @@ from article_runtime.llm.prompts import load_prompt
 from article_runtime.llm.render import context_text, hygiene_messages, split_prefix
 from article_runtime.model.candidates import CandidateSet
 from article_runtime.tokens import TOKENIZER, count_tokens
-from bench.run import SETS, Page
+from bench.run import (
+    CACHE_MIN_TOKENS,
+    DEFAULT_RESPONSE_FORMAT,
+    SCHEMA_TOKENS,
+    SETS,
+    WIRE_SCHEMA_TOKENS,
+    Page,
+    cached_tokens,
+)
 
 SPEC = load_prompt("article_content_hygiene")
-# What a provider taking response_format json_schema also receives (llm/client.py), besides
-# the prompt: the output schema without annotations (contracts.wire_schema). Billed context,
-# the same for every article: counted in the whole context and in the fixed prefix.
-RESPONSE_FORMAT_TOKENS = count_tokens(
-    json.dumps(contracts.wire_schema(SPEC.output_schema), separators=(",", ":"))
-)
+# What the default provider setting sends in response_format besides the prompt (bench/run.py):
+# billed context, the same for every article, counted in the whole context and the fixed prefix.
+RESPONSE_FORMAT_TOKENS = SCHEMA_TOKENS
+# Cached input costs a quarter of the price (gpt-4.1-mini, gemini-2.5-flash-lite; gpt-4o-mini:
+# half); what a provider can cache is bench.run.cached_tokens. A call in full-price tokens.
+CACHED_PRICE_SHARE = 0.25
+
+
+def priced_tokens(whole: int, prefix: int) -> float:
+    """``whole`` tokens in full-price tokens when its first ``prefix`` are a shared prefix."""
+    cached = cached_tokens(prefix)
+    return CACHED_PRICE_SHARE * cached + (whole - cached)
+
+
+PREFIX = "fixed prefix, cacheable"
 
 
 def _tokens_of_lines(data: str, ids: Iterable[str]) -> int:
@@ -39,6 +54,27 @@ def _tokens_of_lines(data: str, ids: Iterable[str]) -> int:
     heads = tuple(f"{i}{end}" for i in ids for end in (" ", ":"))
     lines = [line for line in data.splitlines() if heads and line.startswith(heads)]
     return count_tokens("\n".join(lines))
+
+
+LINK_LIST_SHARE = 0.7
+"""A block whose anchors hold this share of its text or more reads as a link list."""
+
+
+def _block_line_ids(candidates: CandidateSet) -> tuple[list[str], list[str]]:
+    """IDs of the link-list blocks and of the blocks whose text an earlier block already has:
+    what sending such blocks condensed could save (issue 13 section 2, measured first)."""
+    anchored: dict[str, int] = {}
+    for link in candidates.links:
+        anchored[link.block_id] = anchored.get(link.block_id, 0) + len(link.text)
+    seen: set[str] = set()
+    link_lists, repeated = [], []
+    for block in candidates.blocks:
+        if anchored.get(block.id, 0) >= LINK_LIST_SHARE * max(1, len(block.text)):
+            link_lists.append(block.id)
+        if block.text in seen:
+            repeated.append(block.id)
+        seen.add(block.text)
+    return link_lists, repeated
 
 
 def parts(candidates: CandidateSet) -> dict[str, int]:
@@ -52,18 +88,21 @@ def parts(candidates: CandidateSet) -> dict[str, int]:
     meta = candidates.metadata_candidates
     runs = [line for line in data.splitlines() if line.startswith("[")]
     answer = messages[0]["content"].split("# Answer format\n", 1)[-1]
+    link_lists, repeated = _block_line_ids(candidates)
     return {
         "fixed: rules": count_tokens("\n".join(SPEC.common_rules)),
         "fixed: responsibility": count_tokens(SPEC.responsibility),
         "fixed: answer format and schema": count_tokens(answer),
         "fixed: context instructions": count_tokens(SPEC.context_instructions),
-        "fixed: response_format schema": RESPONSE_FORMAT_TOKENS,
-        "fixed prefix, cacheable": count_tokens(prefix) + RESPONSE_FORMAT_TOKENS,
+        f"fixed: response_format schema ({DEFAULT_RESPONSE_FORMAT})": RESPONSE_FORMAT_TOKENS,
+        PREFIX: count_tokens(prefix) + RESPONSE_FORMAT_TOKENS,
         "data": count_tokens(data),
         "data: block text": texts,
         "data: block framing": _tokens_of_lines(data, (b.id for b in blocks)) - texts,
         "data: block IDs alone": count_tokens("\n".join(b.id for b in blocks)),
         "data: extractor agreement": count_tokens("\n".join(runs)),
+        "data: link-list blocks (lines)": _tokens_of_lines(data, link_lists),
+        "data: repeated blocks (lines)": _tokens_of_lines(data, repeated),
         "data: metadata": _tokens_of_lines(
             data, (c.id for group in (meta.title, meta.subtitle, meta.author) for c in group)
         ),
@@ -87,15 +126,32 @@ def tally(pages: Iterator[Page]) -> dict[str, list[float]]:
         rows.setdefault("raw HTML", []).append(html)
         rows.setdefault("data / HTML", []).append(counted["data"] / html)
         rows.setdefault("whole / HTML", []).append(counted["whole context"] / html)
+        # A page without any script element is a lean page or a copy saved without its
+        # scripts: mostly text, so the article's own text is a large share of its tokens.
+        scripted = "whole / HTML, pages holding a <script>"
+        if b"<script" in page.raw.lower():
+            rows.setdefault(scripted, []).append(counted["whole context"] / html)
         rows.setdefault("block text / HTML (the floor)", []).append(
             counted["data: block text"] / html
         )
         rows.setdefault("(fixed prefix + block text) / HTML", []).append(
-            (counted["fixed prefix, cacheable"] + counted["data: block text"]) / html
+            (counted[PREFIX] + counted["data: block text"]) / html
         )
         rows.setdefault("pages with whole <= 10% of HTML", []).append(
             float(counted["whole context"] <= 0.1 * html)
         )
+        # Both response_format settings side by side: json_schema sends the wire schema.
+        bare, prefix = (
+            counted["whole context"] - RESPONSE_FORMAT_TOKENS,
+            counted[PREFIX] - RESPONSE_FORMAT_TOKENS,
+        )
+        for mode, extra in (("json_schema", WIRE_SCHEMA_TOKENS), ("json_object", 0)):
+            rows.setdefault(f"whole / HTML, response_format {mode}", []).append(
+                (bare + extra) / html
+            )
+            rows.setdefault(f"price-weighted tokens, response_format {mode}", []).append(
+                priced_tokens(bare + extra, prefix + extra)
+            )
     return rows
 
 
@@ -116,7 +172,9 @@ def main(argv: list[str] | None = None) -> None:
         print(f"{label:<{width}} | " + " | ".join(shown))
     print(
         f"tokens: {TOKENIZER}; each part counted alone; fixed = the same for every article; "
-        "medians per article, but 'pages with' is a share of the set's pages"
+        "medians per article, but 'pages with' is a share of the set's pages; price-weighted: "
+        f"what a provider caches of the shared prefix ({CACHE_MIN_TOKENS} tokens or more, in "
+        f"steps of 128) counted at {CACHED_PRICE_SHARE} (cached input price), the rest at 1"
     )
 
 

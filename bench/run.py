@@ -31,6 +31,7 @@ from article_runtime.errors import InputError, NoValidProposal
 from article_runtime.harness.pipeline import run_hygiene_harness
 from article_runtime.hygiene_context import render_hygiene_context
 from article_runtime.llm.prompts import load_prompt
+from article_runtime.llm.providers import ProviderSpec
 from article_runtime.llm.render import context_text, hygiene_messages, split_prefix
 from article_runtime.model.candidates import CandidateSet
 from article_runtime.tokens import TOKENIZER, count_tokens
@@ -100,19 +101,37 @@ SETS: dict[str, Callable[[int | None], Iterator[Page]]] = {
 
 
 HYGIENE_PROMPT = load_prompt("article_content_hygiene")
-# The output schema a provider taking response_format json_schema receives with every call
-# (contracts.wire_schema): context it bills, the same for every article.
-SCHEMA_TOKENS = count_tokens(
+# The output schema a provider configured with response_format json_schema (the default,
+# llm/providers.py) receives with every call besides the prompt's own (contracts.wire_schema):
+# context it bills, the same for every article, part of the cacheable prefix. json_object
+# sends none.
+WIRE_SCHEMA_TOKENS = count_tokens(
     json.dumps(wire_schema(HYGIENE_PROMPT.output_schema), separators=(",", ":"))
 )
+DEFAULT_RESPONSE_FORMAT = ProviderSpec.model_fields["response_format"].default
+# OpenAI's prompt caching (Gemini's implicit caching has the same minimum): a shared prefix is
+# cached from 1024 tokens on, in steps of 128; the tokens past the last step are billed in full.
+CACHE_MIN_TOKENS = 1024
+CACHE_STEP_TOKENS = 128
+
+
+def cached_tokens(prefix_tokens: int) -> int:
+    """How much of a shared prefix of ``prefix_tokens`` a provider can serve from its cache."""
+    if prefix_tokens < CACHE_MIN_TOKENS:
+        return 0
+    steps = (prefix_tokens - CACHE_MIN_TOKENS) // CACHE_STEP_TOKENS
+    return CACHE_MIN_TOKENS + steps * CACHE_STEP_TOKENS
+
+
+SCHEMA_TOKENS = WIRE_SCHEMA_TOKENS if DEFAULT_RESPONSE_FORMAT == "json_schema" else 0
 
 
 @dataclass(frozen=True)
 class ContextTokens:
     """One article's hygiene context in tokens: the data part alone (what Dripper's 22%
-    measures), the whole context (system prompt, data and the response_format schema), the
+    measures), the whole context (system prompt, data and any response_format schema), the
     raw HTML, and the prefix that is the same for every article (what a provider can cache;
-    the response_format schema is counted in it)."""
+    any response_format schema is counted in it)."""
 
     data: int
     whole: int
@@ -289,7 +308,8 @@ def _prefix(t: Tally) -> str:
     if not t.context:
         return "n/a"
     same = len({c.prefix for c in t.context}) == 1
-    return f"{t.context[0].prefix_tokens} ({'same on all' if same else 'DIFFERS'})"
+    tokens = t.context[0].prefix_tokens
+    return f"{tokens} ({'same on all' if same else 'DIFFERS'}; {cached_tokens(tokens)} cached)"
 
 
 def table(results: dict[str, Tally], counts: dict[str, int]) -> str:
@@ -325,7 +345,9 @@ def table(results: dict[str, Tally], counts: dict[str, int]) -> str:
         ("cached-prefix tokens", lambda s, t: _prefix(t)),
         (
             "median uncached tokens",
-            lambda s, t: _median([c.whole - c.prefix_tokens for c in t.context], "{:.0f}"),
+            lambda s, t: _median(
+                [c.whole - cached_tokens(c.prefix_tokens) for c in t.context], "{:.0f}"
+            ),
         ),
         ("articles lost", lambda s, t: ", ".join(f"{k}={v}" for k, v in t.lost.items()) or "0"),
     ]
@@ -340,10 +362,12 @@ def table(results: dict[str, Tally], counts: dict[str, int]) -> str:
         lines.append(f"{label:<{width}} | {values}")
     lines.append(
         f"tokens: {TOKENIZER}; data = the candidate set as rendered for the model, whole = data "
-        f"plus system prompt and the response_format schema ({SCHEMA_TOKENS}); cached prefix = "
-        "everything before the data and that schema, the same for every article (OpenAI and "
+        f"plus system prompt and what response_format {DEFAULT_RESPONSE_FORMAT} (the default) "
+        f"sends ({SCHEMA_TOKENS} schema tokens); cached prefix = everything before the data, "
+        "that schema included, the same for every article (OpenAI and "
         "Gemini cache only prompts of 1024 tokens or more, response_format's schema "
-        "included); CPU: time.process_time; ours = build_candidates + "
+        "included; OpenAI in steps of 128: 'cached' is what it serves from cache, 'uncached' "
+        "the rest); CPU: time.process_time; ours = build_candidates + "
         "deterministic proposal + harness; Markdown read as text by markdown-it (CommonMark)"
     )
     return "\n".join(lines)

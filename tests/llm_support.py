@@ -20,10 +20,15 @@ T = TypeVar("T")
 
 
 def providers_yaml(
-    base_url: str, *, timeout_s: float = 3.0, max_retries: int = 2
+    base_url: str,
+    *,
+    timeout_s: float = 3.0,
+    max_retries: int = 2,
+    response_format: str | None = None,
 ) -> dict[str, Any]:
     def provider(model: str, key_env: str) -> dict[str, Any]:
-        return {
+        chosen = {} if response_format is None else {"response_format": response_format}
+        return chosen | {
             "base_url": base_url,
             "model": model,
             "api_key_env": key_env,

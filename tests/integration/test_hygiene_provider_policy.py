@@ -26,10 +26,13 @@ INVENTED_ID = Reply(proposal(kept_block_ids=["b1", "b2", "b404"]))
 
 
 def hygiene(
-    server: ScriptedOpenAIServer, monkeypatch: pytest.MonkeyPatch, recorder: Recorder | None = None
+    server: ScriptedOpenAIServer,
+    monkeypatch: pytest.MonkeyPatch,
+    recorder: Recorder | None = None,
+    **providers: str,
 ) -> tuple[AssembledArticle, Recorder]:
     recorder = recorder or Recorder()
-    runtime = recorder.runtime(config(monkeypatch, server.base_url))
+    runtime = recorder.runtime(config(monkeypatch, server.base_url, **providers))
     article = run(hygiene_article(candidate_set(), b"<html/>", source="t", llm=runtime), runtime)
     assert server.unscripted == [] and server.pending() == {}
     return article, recorder
@@ -53,12 +56,23 @@ def test_valid_primary_answer_is_assembled(server: Server, monkeypatch: MonkeyPa
     assert article.usage.cost_usd == pytest.approx((900 * 0.4 + 60 * 1.6) / 1e6)
 
 
-def test_structured_output_is_requested(server: Server, monkeypatch: MonkeyPatch) -> None:
+def test_structured_output_is_requested_by_default(
+    server: Server, monkeypatch: MonkeyPatch
+) -> None:
     server.script(PRIMARY, VALID)
     hygiene(server, monkeypatch)
     sent = server.calls[0].response_format
     assert sent is not None and sent["type"] == "json_schema"
     assert "kept_block_ids" in sent["json_schema"]["schema"]["properties"]
+
+
+def test_json_object_sends_the_schema_only_in_the_prompt(
+    server: Server, monkeypatch: MonkeyPatch
+) -> None:
+    server.script(PRIMARY, VALID)
+    hygiene(server, monkeypatch, response_format="json_object")
+    assert server.calls[0].response_format == {"type": "json_object"}
+    assert "kept_block_ids" in server.calls[0].messages[0]["content"]
 
 
 @pytest.mark.parametrize(
