@@ -282,6 +282,18 @@ def _cases(scale: float) -> dict[str, Callable[[], Case]]:
             _page("", head="<meta name=date content='Tuesday, sometime'>" * int(50000 * scale))
         ),
         "many_links_page": lambda: _many_link_paragraphs(scale),
+        # At the edge of what skips the exact depth scan (bounds.py); not scaled, as the
+        # bound decides their size.
+        "bounded_deep_divs": lambda: Case(_page("<div>" * 4_980)),
+        "bounded_reopened": lambda: Case(
+            _page(
+                "<div>" + "".join(f"<b id={n}>" for n in range(38)) + "</div>" + "<p>x</p>" * 1_150
+            )
+        ),
+        "bounded_noahs_ark": lambda: Case(
+            _page("<div>" + "<b class=x>" * 1_500 + "</div>" + "<p>x</p>" * 1_700)
+        ),
+        "bounded_adoption": lambda: Case(_page("<b><div></b>x" * 900 + "<a><p></a>y" * 600)),
     }
 
 

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from selectolax.lexbor import LexborHTMLParser
 
+from article_runtime.candidates.bounds import bounded_shape, check_tree_depth, count_tags
 from article_runtime.candidates.decode import decode_html
 from article_runtime.candidates.depth import scan_page
 from article_runtime.candidates.extractors import vote
@@ -111,8 +112,12 @@ def build_candidates(
     """
     url = normalize_url(url)
     text = decode_html(html)
-    shape = scan_page(text)
+    counts = count_tags(text)
+    # bounds.py: most pages are too small for the exact scan to be needed
+    shape = bounded_shape(counts) if counts.bounded else scan_page(text)
     tree = LexborHTMLParser(text)
+    if counts.bounded:
+        check_tree_depth(tree)
     tree.strip_tags(["rt", "rp"])  # ruby readings are pronunciation aids, not text (titles too)
     seg = segment(tree, url)
     if not seg.blocks:
