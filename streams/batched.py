@@ -9,10 +9,8 @@ one batch of messages bumps the same counters and appends to the same articles' 
 ``BatchedChanges`` keeps the changes of the messages handled since the last write in memory
 (later messages read through them), and one writer task writes each changed key once, with the
 value the last message left, waits until the broker has confirmed every record, and only then
-acks the batch's messages. A batch gathers for ``GATHER_S`` (0.2 s; the web views trail the
-topics by that much more): without that wait a batch held the 3-5 messages that arrived while
-the previous one was confirmed, and still wrote 1.7 records per message; with it, a busy
-stream's batches hold about 70 and write 0.9 per message. What a consumer of the changelog
+acks the batch's messages. While one batch is being confirmed the next one gathers, so batches
+grow with the load and a lone message is written at once. What a consumer of the changelog
 sees is each key's latest value, as before; what is no longer written is the intermediate
 values nobody would have read.
 
@@ -26,7 +24,6 @@ made them.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable, Container, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -37,8 +34,7 @@ from streams.consumer import epoch_of
 from streams.crash import exit_without_commit
 from streams.wiring import Event
 
-GATHER_S = 0.2  # how long the writer gathers changes before it writes them
-MAX_PENDING = 1024  # messages gathered before the writer stops gathering and the reader waits
+MAX_PENDING = 1024  # messages gathered before the reader waits for the writer
 
 
 class Writable(Protocol):
@@ -73,16 +69,13 @@ class BatchedChanges:
         ack: Callable[[Event], Awaitable[Any]],
         work: Work,
         max_pending: int = MAX_PENDING,
-        gather_s: float = GATHER_S,
     ) -> None:
-        self.tables, self.ack, self.work = tables, ack, work
-        self.max_pending, self.gather_s = max_pending, gather_s
+        self.tables, self.ack, self.work, self.max_pending = tables, ack, work, max_pending
         self._pending = Batch()
         self._writing = Batch()  # sealed, being written: still read through until confirmed
         self._has_pending = asyncio.Event()
         self._room = asyncio.Event()
         self._room.set()
-        self._full = asyncio.Event()
         self._epoch: int | None = None  # of the messages gathered
 
     # -- the reader's side: begin, get and set, then the next message ----------------------
@@ -104,7 +97,6 @@ class BatchedChanges:
         self._has_pending.set()
         if len(self._pending.events) >= self.max_pending:
             self._room.clear()
-            self._full.set()
 
     def get(self, table: str, key: str, default: Any = None) -> Any:
         """The value ``key`` has once everything handled so far is written."""
@@ -127,14 +119,10 @@ class BatchedChanges:
     # -- the writer -------------------------------------------------------------------------
 
     async def run(self) -> None:
-        """Forever: gather for ``gather_s`` (or until ``max_pending`` messages), seal what is
-        pending, write it, wait for the broker, ack its messages."""
+        """Forever: seal what is pending, write it, wait for the broker, ack its messages."""
         while True:
             await self._has_pending.wait()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._full.wait(), self.gather_s)
             self._has_pending.clear()
-            self._full.clear()
             if not self._pending.events:
                 continue
             batch, self._pending = self._pending, Batch()

@@ -72,7 +72,7 @@ def test_messages_are_acked_only_once_their_batch_is_confirmed_each_key_written_
     async def main() -> None:
         gate, work = _flowing()
         table = FakeTable()
-        changes = BatchedChanges({"c": table}, ack=ack, work=work, gather_s=0)
+        changes = BatchedChanges({"c": table}, ack=ack, work=work)
         writer = asyncio.ensure_future(changes.run())
         # The first message is sealed at once; the next three gather while it is confirmed.
         for offset in range(4):
@@ -93,7 +93,9 @@ def test_messages_are_acked_only_once_their_batch_is_confirmed_each_key_written_
     asyncio.run(main())
 
 
-def test_a_batch_of_an_ended_epoch_is_dropped_unwritten_and_the_new_epoch_reads_the_table() -> None:
+def test_a_batch_of_an_ended_epoch_is_dropped_unwritten_and_the_new_epoch_reads_the_table() -> (
+    None
+):
     acked: list[int] = []
 
     async def ack(event: Event) -> None:
@@ -104,7 +106,7 @@ def test_a_batch_of_an_ended_epoch_is_dropped_unwritten_and_the_new_epoch_reads_
         table = FakeTable(data={"n": 10})
         table.released.set()
         gate.close()  # the flow stops: the writer waits for it, holding its batch back
-        changes = BatchedChanges({"c": table}, ack=ack, work=work, gather_s=0)
+        changes = BatchedChanges({"c": table}, ack=ack, work=work)
         writer = asyncio.ensure_future(changes.run())
         old = gate.epoch
         await changes.begin(_event(old, 0))
@@ -129,9 +131,7 @@ def test_a_batch_of_an_ended_epoch_is_dropped_unwritten_and_the_new_epoch_reads_
 @settings(max_examples=30, deadline=None)
 @given(
     st.lists(
-        st.tuples(st.sampled_from("abcd"), st.integers(0, 5), st.booleans()),
-        min_size=1,
-        max_size=40,
+        st.tuples(st.sampled_from("abcd"), st.integers(0, 5), st.booleans()), min_size=1, max_size=40
     )
 )
 def test_the_tables_end_as_if_every_change_had_been_written_one_by_one(
@@ -148,7 +148,7 @@ def test_the_tables_end_as_if_every_change_had_been_written_one_by_one(
         gate, work = _flowing()
         table = FakeTable()
         table.released.set()
-        changes = BatchedChanges({"c": table}, ack=ack, work=work, max_pending=3, gather_s=0.01)
+        changes = BatchedChanges({"c": table}, ack=ack, work=work, max_pending=3)
         writer = asyncio.ensure_future(changes.run())
         for offset, (key, value, pause) in enumerate(changes_made):
             await changes.begin(_event(gate.epoch, offset))
@@ -161,32 +161,6 @@ def test_the_tables_end_as_if_every_change_had_been_written_one_by_one(
             await asyncio.sleep(0.001)
         assert table.data == expected
         assert sorted(acked) == list(range(len(changes_made)))
-        writer.cancel()
-
-    asyncio.run(main())
-
-
-def test_a_batch_gathers_for_its_window_then_writes_each_key_once() -> None:
-    acked: list[int] = []
-
-    async def ack(event: Event) -> None:
-        acked.append(event.message.offset)
-
-    async def main() -> None:
-        gate, work = _flowing()
-        table = FakeTable()
-        table.released.set()
-        changes = BatchedChanges({"c": table}, ack=ack, work=work, gather_s=0.2)
-        writer = asyncio.ensure_future(changes.run())
-        for offset in range(10):
-            await changes.begin(_event(gate.epoch, offset))
-            changes.set("c", "n", changes.get("c", "n", 0) + 1, partition=0)
-            changes.set("c", f"k{offset % 2}", offset, partition=0)
-            await asyncio.sleep(0.001)
-        assert table.writes == [] and acked == []  # still gathering
-        await asyncio.sleep(0.3)
-        assert sorted(table.writes) == [("k0", 8, 0), ("k1", 9, 0), ("n", 10, 0)]
-        assert acked == list(range(10))
         writer.cancel()
 
     asyncio.run(main())
