@@ -2,9 +2,7 @@
 
 It consumes every topic of the flow and is the only writer of both tables (one actor; Faust
 commits offsets without waiting for table changes, so each message is acked only once the
-broker has confirmed its changes). Changes are written in batches, each key once per batch
-(``streams.batched``): most messages of a busy stream bump a counter another message of the
-batch bumped too.
+broker has confirmed its changes).
 Status is event-sourced from what is durably on the topics, so it shows what downstream sees.
 Counters are keyed by source partition (``"<partition>/<name>"``): a Faust table's changelog
 follows the source partition, so one key per partition keeps counts right across rebalances.
@@ -19,13 +17,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Coroutine
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 import faust
 
 from agents.versions import label, version_of
-from streams.batched import BatchedChanges
 from streams.codec import CodecError
 from streams.routing import partition_count
 from streams.topics import (
@@ -39,12 +37,14 @@ from streams.topics import (
     TOPICS,
     partition_of,
 )
-from streams.wiring import Event, Wiring, manual_acks
+from streams.window import InFlight
+from streams.wiring import Wiring
 
 STATUS_TABLE = "article_status"
 COUNTERS_TABLE = "outcome_counters"
 _log = logging.getLogger(__name__)
 MAX_EVENTS = 40  # lineage entries kept per article; the topics hold the rest
+CONFIRMS_IN_FLIGHT = 64  # messages whose table changes await the broker at once
 _ATTEMPT_FIELDS = ("call", "role", "model", "attempt", "outcome", "reason", "latency_ms")
 
 
@@ -162,36 +162,30 @@ def register(w: Wiring) -> None:
 
     @w.app.agent(w.topic(*TOPICS), name="ledger")
     async def ledger(stream: faust.StreamT[bytes]) -> None:
-        manual = manual_acks(stream)
-        # Changes are made here, in order, and written in batches by the writer task, each
-        # key once; a message is acked once the batch holding its changes is confirmed.
-        tables = {STATUS_TABLE: status, COUNTERS_TABLE: counters}
-        changes = BatchedChanges(tables, ack=manual.ack, work=w.work)
-        writer = asyncio.ensure_future(changes.run())
-        try:
-            async for event in manual.events():
-                await changes.begin(event)
-                observed(w, event, changes)
-        finally:
-            writer.cancel()
+        manual = cast(faust.Stream[bytes], stream).noack()  # StreamT does not declare it
+        # Changes are made here, in order; only the waits for the broker to confirm them run
+        # side by side, and each message is acked once its own changes are confirmed.
+        window = InFlight(CONFIRMS_IN_FLIGHT, manual.ack)
+        async for event in manual.events():
+            message = event.message
+            status.expire(message.partition, w.settings.retention_s)
+            entry, names = describe(w, message.topic, message.value or b"", message.offset)
+            key = (message.key or b"").decode("utf-8", errors="replace")
+            at = datetime.fromtimestamp(message.timestamp, UTC).isoformat()
+            confirmations = []
+            # A message off its key's partition (an outside producer with another partitioner,
+            # which the stages end as misrouted_key) gets no lineage entry: written here it
+            # would sit on the wrong partition's changelog, where expiry never looks.
+            partitions = partition_count(w.app, BY_NAME[message.topic], w.settings.partitions)
+            if partition_of(key, partitions) == message.partition:
+                status[key] = updated(status.get(key), message.topic, entry, at)
+                confirmations.append(status.confirmed(key))
+            bumped = [f"{message.partition}/{name}" for name in names]
+            for counter in bumped:
+                counters[counter] = counters.get(counter, 0) + 1
+            confirmations += map(counters.confirmed, bumped)
+            await window.submit(event, _all(confirmations))
 
 
-def observed(w: Wiring, event: Event, changes: BatchedChanges) -> None:
-    """One message's lineage entry and counters, as changes of the current batch."""
-    message = event.message
-    held = changes.held(STATUS_TABLE)
-    w.tables[STATUS_TABLE].expire(message.partition, w.settings.retention_s, keep=held)
-    entry, names = describe(w, message.topic, message.value or b"", message.offset)
-    key = (message.key or b"").decode("utf-8", errors="replace")
-    at = datetime.fromtimestamp(message.timestamp, UTC).isoformat()
-    # A message off its key's partition (an outside producer with another partitioner, which
-    # the stages end as misrouted_key) gets no lineage entry: written here it would sit on the
-    # wrong partition's changelog, where expiry never looks.
-    partitions = partition_count(w.app, BY_NAME[message.topic], w.settings.partitions)
-    if partition_of(key, partitions) == message.partition:
-        after = updated(changes.get(STATUS_TABLE, key), message.topic, entry, at)
-        changes.set(STATUS_TABLE, key, after, partition=message.partition)
-    for name in names:
-        counter = f"{message.partition}/{name}"
-        count = changes.get(COUNTERS_TABLE, counter, 0) + 1
-        changes.set(COUNTERS_TABLE, counter, count, partition=message.partition)
+async def _all(waits: list[Coroutine[Any, Any, None]]) -> None:
+    await asyncio.gather(*waits)

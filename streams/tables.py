@@ -23,7 +23,7 @@ import asyncio
 import json
 import time
 import zlib
-from collections.abc import Callable, Container, ItemsView, Iterable, ValuesView
+from collections.abc import Callable, ItemsView, Iterable, ValuesView
 from typing import Any, cast
 
 import faust
@@ -91,23 +91,6 @@ class StateTable(faust.Table):  # type: ignore[type-arg]  # faust.Table's parame
         self._latest: dict[Any, FutureMessage] = {}
         self._touched: dict[str, float] = {}
         self._swept: dict[int, float] = {}
-        self._writing_to: int | None = None
-
-    def write(self, key: Any, value: Any, *, partition: int) -> None:
-        """``table[key] = value`` with its changelog record on ``partition``, the source
-        partition of the message the change came from. Faust takes that partition from the
-        event being processed; a change written later (``agents.ledger`` gathers a batch of
-        messages' changes and writes each key once) names it here."""
-        self._writing_to = partition
-        try:
-            self[key] = value
-        finally:
-            self._writing_to = None
-
-    def partition_for_key(self, key: Any) -> int | None:
-        if self._writing_to is not None:
-            return self._writing_to
-        return super().partition_for_key(key)
 
     def send_changelog(self, *args: Any, **kwargs: Any) -> FutureMessage:
         fut = super().send_changelog(*args, **kwargs)
@@ -127,11 +110,8 @@ class StateTable(faust.Table):  # type: ignore[type-arg]  # faust.Table's parame
         if pending is not None:
             await asyncio.shield(pending)  # abandoned work must not cancel Faust's future
 
-    def expire(
-        self, partition: int, max_age_s: float, *, keep: Container[str] = frozenset()
-    ) -> int:
-        """Drop this partition's keys untouched for ``max_age_s`` (sweeps at most once a minute),
-        except those in ``keep`` (changed, not written yet: touched now).
+    def expire(self, partition: int, max_age_s: float) -> int:
+        """Drop this partition's keys untouched for ``max_age_s`` (sweeps at most once a minute).
 
         Call it from the owning agent while it handles an event of ``partition``.
         """
@@ -140,7 +120,7 @@ class StateTable(faust.Table):  # type: ignore[type-arg]  # faust.Table's parame
             return 0
         self._swept[partition] = now
         old = expired(
-            [key for key in self.keys() if key not in keep],
+            list(self.keys()),
             self._touched,
             partition=partition,
             now=now,
