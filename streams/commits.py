@@ -149,7 +149,8 @@ class CommitGate:
                     if offset < p.received and _RANK[stage] < _RANK[RECEIVED]
                 ]
                 if behind:
-                    lost[tp] = (min(behind), p.owed[min(behind)])
+                    oldest = min(behind)
+                    lost[tp] = (oldest, p.owed[oldest])
             return lost
 
     def holding(self) -> dict[TP, tuple[int, int, str]]:

@@ -217,13 +217,6 @@ class ConsumerThread(faust_aiokafka.AIOKafkaConsumerThread):
                     gate.fetched(epoch, tp, (record.offset for record in batch))
         return records
 
-    async def read_again(self, tp: TP, offset: int) -> None:
-        """Seek on the consumer's own thread: the client's fetcher lives on its loop."""
-        await self.call_thread(self._read_again, tp, offset)
-
-    async def _read_again(self, tp: TP, offset: int) -> None:
-        self._ensure_consumer().seek(tp, offset)
-
     async def seek_to_committed(self) -> Mapping[TP, int]:
         result: Mapping[TP, int] = await self.call_thread(self._seek_to_committed)
         return result
@@ -337,14 +330,11 @@ class Consumer(faust_aiokafka.Consumer):
                     stage,
                 )
                 try:
-                    await self.read_again(tp, offset)
+                    # On the consumer's own thread (the client's fetcher lives on its loop),
+                    # moving Faust's "already delivered" read offset back too.
+                    await self._thread.seek_wait({tp: offset})
                 except Exception:  # a Faust service task that raises stops the whole worker
                     self.log.exception("reading %s again from %d failed", tp, offset)
-
-    async def read_again(self, tp: TP, offset: int) -> None:
-        """Fetch ``tp`` again from ``offset``, and let Faust deliver what it had passed."""
-        await self._thread.read_again(tp, offset)
-        self._read_offset[tp] = offset or None  # Faust's "already delivered" mark
 
     @Service.task
     async def _watch_recovery(self) -> None:
