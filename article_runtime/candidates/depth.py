@@ -356,8 +356,9 @@ def _start_any(stack: _Stack, name: str, self_closing: bool, attributes: str) ->
             return
         while stack.current_foreign():
             stack.pop()
-    if name in ("input", "keygen", "textarea", "select") and stack.in_scope("select") >= 0:
-        _close(stack, stack.in_scope("select"))  # these close an open select
+    if name in ("input", "select") and stack.in_scope("select") >= 0:
+        # these close an open select; lexbor keeps a textarea or keygen inside it
+        _close(stack, stack.in_scope("select"))
         if name == "select":
             return
     if name in ("a", "nobr"):
