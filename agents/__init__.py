@@ -1,8 +1,10 @@
 """The Faust agents, one module each: a pure stage function plus its thin ``register``.
 
-Flow (topics in ``streams.topics``): candidates -> hygiene -> assembly -> (compensation ->
-hygiene)* -> assembled; assembled + ECP verdict -> enrichment -> enriched; the ledger watches
-every topic for the web views. ``ecp_standin`` is for local runs only. ``versions`` orders the
-versions of a page published again under its ID; assembly and enrichment also watch the
-compensation topic (``watching``) for a newer version that ended early.
+Flow (topics in ``streams.topics``): ingested -> hygiene (candidates, the model ladder,
+harness, assembly: ``candidates`` and ``ladder`` hold its pure parts) -> assembled (and a
+compensation event per fallback decision); assembled + ECP verdict -> enrichment -> enriched;
+the ledger watches every topic for the web views, ``terminals`` the terminal events.
+``ecp_standin`` is for local runs only. ``versions`` orders the versions of a page published
+again under its ID; enrichment also watches the compensation topic (``watching``) for a newer
+version that ended early, and hygiene for an operator's redrive.
 """

@@ -32,8 +32,6 @@ from streams.topics import (
     ARTICLE_INGESTED,
     BY_NAME,
     ECP_VERDICT,
-    HYGIENE_PROPOSAL,
-    HYGIENE_REQUEST,
     TOPICS,
     partition_of,
 )
@@ -71,25 +69,13 @@ def observe(
 def _observed(topic: str, record: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     if topic == ARTICLE_INGESTED.name:
         return {"stage": "ingested", "url": record["url"]}, ["ingested"]
-    if topic == HYGIENE_REQUEST.name:
-        return {"stage": "hygiene_requested", "role": record["role"]}, [
-            f"requested/{record['role']}"
-        ]
-    if topic == HYGIENE_PROPOSAL.name:
-        entry = {
-            "stage": "proposed",
-            "role": record["role"],
-            "failure": record["failure"],
-            "prompt": record["prompt"],
-            "attempts": _attempts(record),
-        }
-        return entry, [f"proposed/{record['role']}"]
     if topic == ARTICLE_ASSEMBLED.name:
         entry = {
             "stage": "assembled",
             "path": record["path"],
             "title": record["title"],
             "markdown_hash": record["hashes"]["markdown"],
+            "prompt": record.get("prompt"),
             "attempts": _attempts(record),
         }
         return entry, [f"assembled/{record['path']}"]

@@ -30,8 +30,8 @@ from pathlib import Path
 
 from confluent_kafka import Producer
 
-from agents.assembly import LADDER_TABLE
 from agents.enrichment import JOIN_TABLE
+from agents.hygiene import LADDER_TABLE
 from agents.ledger import STATUS_TABLE
 from bench.retained import changelog_topic, live_records, rss_bytes
 from streams.connection import KafkaConnection

@@ -9,9 +9,6 @@ from __future__ import annotations
 import faust
 
 from agents import (
-    assembly,
-    candidates,
-    compensation,
     ecp_standin,
     enrichment,
     hygiene,
@@ -31,7 +28,7 @@ from streams.wiring import Wiring, raw_topic
 # The agent that keeps each table: a table's changelog follows that agent's input partitions,
 # so it is read together with them and must have their partition count (``joined``).
 TABLE_AGENTS = {
-    assembly.LADDER_TABLE: "assembly",
+    hygiene.LADDER_TABLE: "hygiene",
     enrichment.JOIN_TABLE: "enrichment",
     ledger.STATUS_TABLE: "ledger",
     ledger.COUNTERS_TABLE: "ledger",
@@ -70,7 +67,7 @@ def create_app(
     tables = {name: table(app, name) for name in TABLES}
     work = transport.work
     w = Wiring(app, settings, AvroCodec(), topics, tables, llm, work, metrics or FlowMetrics())
-    for module in (candidates, hygiene, assembly, compensation, enrichment, ledger, terminals):
+    for module in (hygiene, enrichment, ledger, terminals):
         module.register(w)
     if settings.ecp_standin is not None:
         ecp_standin.register(w, settings.ecp_standin)

@@ -13,8 +13,6 @@ from typing import Any, Literal
 
 from streams.codec import CodecError
 
-RETRY_FIELDS = ("url", "candidate_set_json", "candidate_set_hash", "html_hash")
-
 Stage = Literal[
     "ingest", "candidates", "hygiene", "assembly", "enrichment", "compensation", "decode"
 ]
@@ -40,7 +38,7 @@ def compensation_event(
 ) -> dict[str, Any]:
     """A ``CompensationEvent`` record; ``origin`` is (topic, partition, offset) when known.
 
-    ``retry`` (a ``RetryContext``) carries the candidate set a hygiene fallback's next rung needs;
+    ``retry`` (a ``RetryContext``) carries the candidate set a hygiene redrive judges again;
     ``version`` is the article version (``agents.versions``) the event is about.
     """
     if (kind == "fallback") != (next_attempt is not None):
@@ -85,8 +83,3 @@ def undecodable(
         origin=(topic, partition, offset),
         occurred_at=occurred_at,
     )
-
-
-def retry_context(record: dict[str, Any]) -> dict[str, Any]:
-    """The ``RetryContext`` of a hygiene request or proposal: what the next rung judges."""
-    return {name: record[name] for name in RETRY_FIELDS}

@@ -33,8 +33,6 @@ from streams.topics import (
     ARTICLE_INGESTED,
     BY_NAME,
     ECP_VERDICT,
-    HYGIENE_PROPOSAL,
-    HYGIENE_REQUEST,
 )
 
 __all__ = [
@@ -52,8 +50,6 @@ __all__ = [
 # stage ran, which a redelivered input gets anew).
 DEDUP_KEYS: dict[str, tuple[str, ...]] = {
     ARTICLE_INGESTED.name: ("article_id", "received_at", "version"),
-    HYGIENE_REQUEST.name: ("article_id", "version", "role", "attempt"),
-    HYGIENE_PROPOSAL.name: ("article_id", "version", "role", "attempt"),
     ARTICLE_ASSEMBLED.name: ("article_id", "hashes.markdown"),
     ECP_VERDICT.name: ("article_id", "entity.qid", "article_hash", "approved"),
     ARTICLE_ENRICHED.name: ("article_id", "entity.qid", "content_hash"),

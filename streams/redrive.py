@@ -7,11 +7,11 @@ names, and publishes, for each, one redrive event on the same topic: a ``fallbac
 fallback means, so a redrive is a new attempt through the ordinary agents:
 
 - ``hygiene`` (terminal events of stages ``hygiene`` and ``assembly``, the model ladder): the
-  event carries the candidate set (``retry``) read back from the record the terminal names, and
-  the article's original version. The compensation agent turns it into a hygiene request for the
-  primary rung, numbered after every attempt a first pass can make, and the assembly agent opens
-  a new ladder for that same version (``agents.ladder.reopens``): the version is not stale, and
-  a newer version, if one came meanwhile, still wins.
+  event carries the candidate set (``retry``), rebuilt from the article's ingested record at
+  its version's offset, and the article's original version. The hygiene agent runs the ladder
+  again for that version, its rungs numbered after every attempt a first pass can make
+  (``agents.ladder.passage``): the version is not stale, and a newer version, if one came
+  meanwhile, still wins.
 - ``enrichment``: the event names the entity and the version; the enrichment agent replaces that
   entity's stored failure by a new attempt on the assembled article it holds, and never enriches
   an entity that already has its result (``agents.enrichment.EnrichmentJoin.on_redrive``).
@@ -29,7 +29,7 @@ from typing import Any, Literal
 
 from agents.ladder import RUNGS
 from streams.compensation import compensation_event
-from streams.topics import ARTICLE_COMPENSATION, HYGIENE_PROPOSAL, HYGIENE_REQUEST
+from streams.topics import ARTICLE_COMPENSATION
 
 REASON = "redrive"
 RedriveStage = Literal["hygiene", "enrichment"]
@@ -40,8 +40,6 @@ STAGES: dict[RedriveStage, tuple[str, ...]] = {
     "hygiene": ("hygiene", "assembly"),
     "enrichment": ("enrichment",),
 }
-# Records that carry a hygiene attempt's candidate set (``RetryContext``), by topic.
-RETRY_SOURCES = (HYGIENE_PROPOSAL.name, HYGIENE_REQUEST.name)
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
@@ -105,9 +103,21 @@ def selected(events: Iterable[Found], selection: Selection) -> list[Found]:
     return sorted(chosen, key=lambda f: (f.event["occurred_at"], f.partition, f.offset))
 
 
+def is_hygiene_redrive(event: dict[str, Any]) -> bool:
+    """Whether a compensation event is an operator's redrive of a hygiene terminal: the one
+    fallback event the hygiene agent acts on (its own fallback events record decisions it
+    already carried out)."""
+    return bool(
+        event["kind"] == "fallback"
+        and event["reason"] == REASON
+        and event["stage"] in STAGES["hygiene"]
+        and event.get("retry") is not None
+    )
+
+
 def first_attempt_after(attempts_so_far: int) -> int:
     """The ``attempts_so_far`` a hygiene redrive carries: at least a whole ladder's, so its
-    request is numbered after anything the ladder it reopens judged (``ladder.reopens``)."""
+    first rung is numbered after anything the ladder it reopens judged (``ladder.passage``)."""
     return max(attempts_so_far, len(RUNGS))
 
 

@@ -15,11 +15,12 @@ from aiokafka.partitioner import murmur2
 
 PARTITIONS = 3  # the default of ARTICLE_RUNTIME_PARTITIONS, for topics the worker creates
 # The largest record a topic, a table changelog, a producer or a consumer here takes. The
-# largest records are the hygiene topics': they carry the candidate set, which for ingestion's
-# largest page (5 MiB of HTML, mostly text) is about 9 MiB of JSON.
+# largest records are ingestion's pages (up to the decoder's 5 MiB), the assembled articles
+# made of them, and a hygiene redrive, which carries the candidate set (about 9 MiB of JSON
+# for a 5 MiB page of mostly text).
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024
-# A candidate set above this ends at the candidates stage (``candidate_set_too_large``): the
-# rest of a hygiene record (the model's answer, attempts) must fit in what is left.
+# A redrive whose candidate set is above this is not published (``candidate_set_too_large``):
+# the rest of its compensation record (attempts, detail) must fit in what is left.
 MAX_CANDIDATE_SET_BYTES = 12 * 1024 * 1024
 
 # librdkafka (confluent-kafka) hashes keys with CRC32 by default; the Java client and aiokafka
@@ -37,8 +38,6 @@ class Topic:
 
 
 ARTICLE_INGESTED = Topic("article.ingested", "ArticleIngested")
-HYGIENE_REQUEST = Topic("article.hygiene.request", "HygieneRequest")
-HYGIENE_PROPOSAL = Topic("article.hygiene.proposal", "HygieneProposal")
 ARTICLE_ASSEMBLED = Topic("article.assembled", "ArticleAssembled")
 ECP_VERDICT = Topic("ecp.verdict", "EcpVerdict")
 ARTICLE_ENRICHED = Topic("article.enriched", "ArticleEnriched")
@@ -46,8 +45,6 @@ ARTICLE_COMPENSATION = Topic("article.compensation", "CompensationEvent")
 
 TOPICS: tuple[Topic, ...] = (
     ARTICLE_INGESTED,
-    HYGIENE_REQUEST,
-    HYGIENE_PROPOSAL,
     ARTICLE_ASSEMBLED,
     ECP_VERDICT,
     ARTICLE_ENRICHED,

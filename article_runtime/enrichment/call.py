@@ -13,7 +13,6 @@ from article_runtime.enrichment.model import (
     EnrichmentInput,
     EnrichmentProposal,
     Entity,
-    PromptRef,
 )
 from article_runtime.errors import InputError
 from article_runtime.llm.policy import LLMRuntime, Validator, Verdict, serves
@@ -81,7 +80,7 @@ async def enrich_article(
         sentiment=outcome.value.sentiment,
         tags=outcome.value.tags,
         path="primary" if outcome.role == "runtime_primary" else "fallback",
-        prompt=PromptRef(name=prompt.name, version=prompt.version, sha256=prompt.sha256),
+        prompt=prompt.ref,
         attempts=outcome.attempts,
         usage=usage,
         evidence=[block for block in inp.blocks if block.id in cited],

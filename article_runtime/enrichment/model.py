@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from article_runtime.model.article import PromptRef
 from article_runtime.model.attempts import AttemptRecord, Usage
 from article_runtime.model.base import Frozen
 
@@ -44,14 +45,6 @@ class Tag(Frozen):
 class EnrichmentProposal(Frozen):
     sentiment: Sentiment
     tags: list[Tag] = Field(min_length=3, max_length=8)
-
-
-class PromptRef(Frozen):
-    """Which prompt artefact produced an answer: name, version and file hash (spec 4)."""
-
-    name: str
-    version: str
-    sha256: str
 
 
 class EnrichedArticle(Frozen):

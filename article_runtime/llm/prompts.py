@@ -15,6 +15,7 @@ import yaml
 
 from article_runtime import contracts
 from article_runtime.errors import ContractError
+from article_runtime.model import PromptRef
 from article_runtime.resources import PROMPT_DIR
 
 PROMPT_NAMES = ("article_content_hygiene", "article_sentiment_tags")
@@ -36,6 +37,11 @@ class PromptSpec:
     output_instructions: str
     context_instructions: str
     final_request: str
+
+    @property
+    def ref(self) -> PromptRef:
+        """The identity outputs carry: name, version and file hash (spec 4)."""
+        return PromptRef(name=self.name, version=self.version, sha256=self.sha256)
 
     @property
     def schema_version(self) -> str:

@@ -52,6 +52,14 @@ class Hashes(Frozen):
     candidate_set: str
 
 
+class PromptRef(Frozen):
+    """Which prompt artefact produced an answer: name, version and file hash (spec 4)."""
+
+    name: str
+    version: str
+    sha256: str
+
+
 class AssembledArticle(Frozen):
     source: str
     title: str
@@ -67,3 +75,4 @@ class AssembledArticle(Frozen):
     harness: HarnessReport
     attempts: list[AttemptRecord] = Field(default_factory=list)
     usage: Usage = Usage()
+    prompt: PromptRef | None = None  # the prompt behind the answer assembled (None: no model's)

@@ -6,9 +6,9 @@
 Reads ``article.compensation`` from its start to its current end, keeps the terminal events
 that match and that no later attempt has followed, and publishes one redrive event for each
 (``streams.redrive`` says what a redrive is for each stage). A hygiene redrive needs the
-article's candidate set: it is read back from the record the terminal event names (the hygiene
-proposal), or rebuilt from the article's ``article.ingested`` record with the candidates
-stage's own function. ``--dry-run`` reads the same records and publishes nothing.
+article's candidate set: it is rebuilt from the article's ``article.ingested`` record at its
+version's offset, with the hygiene stage's own function. ``--dry-run`` reads the same records
+and publishes nothing.
 
 Prints one JSON line per matching terminal event (``action``: ``redriven``, ``would_redrive``
 or ``skipped`` with ``why``) and a summary on stderr. The cluster comes from the environment,
@@ -27,14 +27,13 @@ from typing import Any
 
 from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
 
-from agents.candidates import candidates_step
+from agents.candidates import candidates_of, retry_context
 from agents.versions import label
+from article_runtime.model import CandidateSet
 from streams.codec import AvroCodec, CodecError
-from streams.compensation import retry_context
 from streams.connection import KafkaConnection
 from streams.preflight import connect_from_env
 from streams.redrive import (
-    RETRY_SOURCES,
     STAGES,
     Found,
     Selection,
@@ -46,7 +45,7 @@ from streams.topics import (
     ARTICLE_COMPENSATION,
     ARTICLE_INGESTED,
     BY_NAME,
-    HYGIENE_REQUEST,
+    MAX_CANDIDATE_SET_BYTES,
     MAX_MESSAGE_BYTES,
     PRODUCER_CONFIG,
     message_key,
@@ -166,25 +165,21 @@ class Cluster:
 
 
 def hygiene_input(cluster: Cluster, terminal: Found) -> tuple[dict[str, Any], Any]:
-    """The candidate set (``RetryContext``) and version a hygiene redrive carries.
-
-    From the record the terminal event names when it carries one (the proposal judged last);
-    else rebuilt from the article's ingested record at its version's offset, exactly as the
-    candidates stage built it.
-    """
-    event = terminal.event
-    origin, version = event.get("origin"), event.get("version")
-    if origin is not None and origin["topic"] in RETRY_SOURCES:
-        record = cluster.record(origin["topic"], origin["partition"], origin["offset"])
-        return retry_context(record), record.get("version") or version
+    """The candidate set (``RetryContext``) and version a hygiene redrive carries, rebuilt from
+    the article's ingested record at its version's offset, exactly as the hygiene stage built
+    it."""
+    version = terminal.event.get("version")
     if version is None:
         raise Unavailable("input_unknown")  # written before versions named the ingested record
     at = (ARTICLE_INGESTED.name, terminal.partition, int(version["ingested_offset"]))
     ingested = cluster.record(*at)
-    emit = candidates_step(ingested, has_models=True, at=at)
-    if emit.topic != HYGIENE_REQUEST:
-        raise Unavailable(f"page_unusable: {emit.record['reason']}")
-    return retry_context(emit.record), emit.record["version"]
+    built = candidates_of(ingested, at=at)
+    if not isinstance(built, CandidateSet):
+        raise Unavailable(f"page_unusable: {built.record['reason']}")
+    retry = retry_context(ingested, built)
+    if len(retry["candidate_set_json"].encode("utf-8")) > MAX_CANDIDATE_SET_BYTES:
+        raise Unavailable("candidate_set_too_large")
+    return retry, version
 
 
 def described(found: Found) -> dict[str, Any]:

@@ -70,7 +70,7 @@ def test_metrics_equal_what_the_flow_did_and_the_json_log_follows_each_article(
         def counters_agree() -> None:
             got = scrape(worker)
             ingested = "article_runtime_messages_in_total"
-            assert total(got, ingested, agent="candidates", topic="article.ingested") == len(ids)
+            assert total(got, ingested, agent="hygiene", topic="article.ingested") == len(ids)
             out = "article_runtime_messages_out_total"
             for topic in ("article.assembled", "article.enriched", "article.compensation"):
                 assert total(got, out, topic=topic) == on_topics[topic], topic
@@ -86,7 +86,8 @@ def test_metrics_equal_what_the_flow_did_and_the_json_log_follows_each_article(
             assert total(got, "article_runtime_model_cost_usd_total") > 0
             assert total(got, "article_runtime_in_flight") == 0
             assert total(got, "article_runtime_stage_seconds_count", stage="hygiene") == sum(
-                total(got, out, agent="hygiene", topic=t) for t in ("article.hygiene.proposal",)
+                total(got, ingested, agent="hygiene", topic=t)
+                for t in ("article.ingested", "article.compensation")
             )
             lags = {k: v for (n, k), v in got.items() if n == "article_runtime_consumer_lag"}
             assert len(lags) >= 3 * 6 and set(lags.values()) == {0}  # every flow partition

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from article_runtime.hygiene import HYGIENE
 from streams.follow import ArticleOutcome
 from streams.publish import ingested_record
 from streams.settings import RETENTION_ENV
@@ -148,11 +149,16 @@ def test_every_path_and_every_poison_message_ends_in_one_outcome(
             lineage = worker.get(f"/articles/{fallback_case.article_id}/")
             assert lineage is not None and lineage["path"] == "fallback"
             events: Any = lineage["events"]
-            proposed = [e for e in events if e["stage"] == "proposed"]
-            assert [p["role"] for p in proposed] == ["runtime_primary", "runtime_fallback"]
-            assert {p["prompt"]["name"] for p in proposed} == {"article_content_hygiene"}
-            models = [a["model"] for p in proposed for a in p["attempts"]]
-            assert models == [PRIMARY, FALLBACK]
+            # The primary's invalid answer is one fallback decision; the fallback's answer is
+            # the assembled article's, which names its prompt; each attempt is listed once.
+            fell = [e for e in events if e["stage"] == "compensation_fallback"]
+            assert [(e["from_stage"], e["next_attempt"]) for e in fell] == [
+                ("assembly", "runtime_fallback")
+            ]
+            (assembled,) = [e for e in events if e["stage"] == "assembled"]
+            assert assembled["prompt"]["name"] == "article_content_hygiene"
+            hygiene = [a for e in events for a in e.get("attempts", ()) if a["call"] == HYGIENE]
+            assert [a["model"] for a in hygiene] == [PRIMARY, FALLBACK]
 
         eventually(views_agree)
         assert worker.get("/articles/never-seen/") is None  # 404

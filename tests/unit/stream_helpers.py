@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from article_runtime.enrichment.model import EnrichedArticle, Entity, PromptRef, Tag
-from article_runtime.model import AssembledArticle, AttemptRecord
+from article_runtime.enrichment.model import EnrichedArticle, Entity, Tag
+from article_runtime.model import AssembledArticle, AttemptRecord, PromptRef
 from streams.codec import AvroCodec
 from streams.topics import TOPICS, Topic
 from streams.wiring import Emit

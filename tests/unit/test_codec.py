@@ -86,33 +86,6 @@ RECORDS: dict[str, dict[str, Any]] = {
         },
         "version": 3,
     },
-    "HygieneRequest": {
-        "article_id": "folha-2026-03-14-0001",
-        "role": "runtime_primary",
-        "attempt": 1,
-        "url": "https://example.com.br/economia/2026/03/juros.shtml",
-        "candidate_set_json": CANDIDATES,
-        "candidate_set_hash": HASH,
-        "html_hash": HASH[::-1],
-        "requested_at": AT,
-        "version": VERSION,
-    },
-    "HygieneProposal": {
-        "article_id": "folha-2026-03-14-0001",
-        "role": "runtime_primary",
-        "attempt": 1,
-        "url": None,
-        "raw_answer": '{"kept_block_ids": ["b1", "b2"], "title_id": "m1", "repairs": []}',
-        "failure": None,
-        "prompt": {"name": "article_content_hygiene", "version": "1.0.0", "sha256": HASH},
-        "candidate_set_json": CANDIDATES,
-        "candidate_set_hash": HASH,
-        "html_hash": HASH[::-1],
-        "attempts": ATTEMPTS,
-        "usage": USAGE,
-        "proposed_at": AT,
-        "version": {"ingested_offset": 1207, "declared": 3},
-    },
     "ArticleAssembled": {
         "article_id": "folha-2026-03-14-0001",
         "title": "Juros caem pela terceira vez",
@@ -144,6 +117,7 @@ RECORDS: dict[str, dict[str, Any]] = {
         "usage": USAGE,
         "assembled_at": AT,
         "version": VERSION,
+        "prompt": {"name": "article_content_hygiene", "version": "3.0.0", "sha256": HASH},
     },
     "EcpVerdict": {
         "article_id": "folha-2026-03-14-0001",
@@ -187,7 +161,7 @@ RECORDS: dict[str, dict[str, Any]] = {
         next_attempt="runtime_fallback",
         attempts_so_far=1,
         attempts=ATTEMPTS,
-        origin=("article.hygiene.proposal", 2, 41),
+        origin=("article.ingested", 2, 41),
         occurred_at=AT,
         retry={
             "url": "https://folha.example/2026/03/14/obras.html",
@@ -222,7 +196,7 @@ def _crc64_avro(data: bytes) -> bytes:
 
 def test_every_schema_has_a_realistic_record(codec: AvroCodec) -> None:
     assert sorted(RECORDS) == codec.schema_names
-    assert len(codec.schema_names) == 7
+    assert len(codec.schema_names) == 5
 
 
 @pytest.mark.parametrize("name", sorted(RECORDS))
@@ -289,9 +263,7 @@ def test_old_writer_read_by_new_reader(codec: AvroCodec) -> None:
 # schemas/avro/history/), or messages in flight during an upgrade become undecodable.
 RELEASED_WRITERS = {
     "ArticleIngested": ["b0f6d9387ff4af44", "a22509388dc8aa7f"],
-    "HygieneRequest": ["6d61b08ada2741f1"],
-    "HygieneProposal": ["13dbbb22f87c7095"],
-    "ArticleAssembled": ["292aa5e28c7ef1da", "4df196fb3cb8394b"],
+    "ArticleAssembled": ["292aa5e28c7ef1da", "4df196fb3cb8394b", "b0667886d6962bce"],
     "EcpVerdict": ["67f21e3f5a99e98b"],
     "ArticleEnriched": ["603cfdf6fb793f38", "bb6f6a887faa00e4"],
     "CompensationEvent": ["6d6869eb856562be"],
@@ -373,7 +345,7 @@ def test_unknown_fingerprint(codec: AvroCodec) -> None:
 
 
 def test_another_topics_record_is_incompatible(codec: AvroCodec) -> None:
-    data = codec.encode("HygieneRequest", RECORDS["HygieneRequest"])
+    data = codec.encode("CompensationEvent", RECORDS["CompensationEvent"])
     with pytest.raises(DecodeError) as caught:
         codec.decode(data, "ArticleIngested")
     assert caught.value.reason == "incompatible_schema"
@@ -422,9 +394,9 @@ def test_invalid_record_is_refused_at_encode(codec: AvroCodec, record: dict[str,
 
 
 def test_bad_enum_symbol_is_refused(codec: AvroCodec) -> None:
-    record = {**RECORDS["HygieneRequest"], "role": "runtime_tertiary"}
+    record = {**RECORDS["CompensationEvent"], "next_attempt": "runtime_tertiary"}
     with pytest.raises(EncodeError):
-        codec.encode("HygieneRequest", record)
+        codec.encode("CompensationEvent", record)
 
 
 def test_missing_fields_with_defaults_take_them(codec: AvroCodec) -> None:
@@ -458,7 +430,7 @@ def test_fallback_event_must_name_its_next_attempt() -> None:
 
 
 def test_topics_have_schemas(codec: AvroCodec) -> None:
-    assert len({topic.name for topic in TOPICS}) == len(TOPICS) == 7
+    assert len({topic.name for topic in TOPICS}) == len(TOPICS) == 5
     assert sorted(topic.schema for topic in TOPICS) == codec.schema_names
 
 

@@ -62,7 +62,7 @@ def test_joined_groups_cover_every_multi_topic_agent_and_every_table() -> None:
     settings = WorkerSettings(KafkaConnection("127.0.0.1:9"), app_id="t", partitions=6)
     w = create_app(settings, None)
     groups = joined(w)
-    assert set(groups) == {"agent assembly", "agent enrichment", "agent ledger", "agent terminals"}
+    assert set(groups) == {"agent hygiene", "agent enrichment", "agent ledger", "agent terminals"}
     assert set(groups["agent ledger"]) >= {t.name for t in TOPICS}
     assert {ARTICLE_ASSEMBLED.name, ECP_VERDICT.name} <= set(groups["agent enrichment"])
     changelogs = {n for g in groups.values() for n in g if n.endswith("-changelog")}

@@ -1,14 +1,14 @@
 """Redrive without a broker: what the command selects, and what the agents make of a redrive.
 
 A redrive is a fallback event on the compensation topic (``streams.redrive``); these tests
-drive the stage functions the agents run with it, through the Avro contract, and check that
-a redrive runs again what ended terminal, once, with the hashes of a first run, and that
-nothing else (a redelivery, an older version, a success) is run again.
+drive the stages' logic with it (the hygiene ladder, the enrichment join), through the Avro
+contract, and check that a redrive runs again what ended terminal, once, with the hashes of a
+first run, and that nothing else (a redelivery, an older version, a success) is run again.
 """
 
 from __future__ import annotations
 
-import json
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -16,35 +16,38 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agents.assembly import assembly_step
-from agents.compensation import compensation_step
-from agents.ladder import advanced, new_state
-from streams.compensation import compensation_event, retry_context
+from agents.candidates import retry_context
+from article_runtime.candidates import build_candidates
+from article_runtime.hygiene import HygieneOutcome
+from article_runtime.model import CandidateSet
+from streams.compensation import compensation_event
 from streams.redrive import (
     REASON,
     Found,
     Selection,
+    is_hygiene_redrive,
     moment,
     redrive_event,
     selected,
     still_terminal,
 )
-from streams.topics import (
-    ARTICLE_ASSEMBLED,
-    ARTICLE_COMPENSATION,
-    ARTICLE_ENRICHED,
-    HYGIENE_REQUEST,
-)
+from streams.topics import ARTICLE_COMPENSATION, ARTICLE_ENRICHED
 from tests.support.stream_cases import CaseArticle, make_articles
 from tests.unit.stream_helpers import on_wire, only
 from tests.unit.test_stream_stages import (
     ENTITY_A,
-    ORIGIN,
+    INGESTED_AT,
     VERSION,
+    Hygiene,
     Join,
-    model_proposal,
-    request_for,
+    deterministic_run,
+    ingested,
+    no_answer,
+    settled_records,
 )
+
+ORIGIN = INGESTED_AT
+Run = Callable[[CandidateSet, bytes, str], Awaitable[HygieneOutcome]]
 
 ENTITY = {"qid": ENTITY_A.qid, "name": ENTITY_A.name, "identity": None}
 NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
@@ -80,93 +83,111 @@ def terminal(
     return on_wire(ARTICLE_COMPENSATION.schema, event)
 
 
-def terminal_ladder(request: dict[str, Any], attempt: int | None = 3) -> dict[str, Any]:
-    """The ladder of ``request``'s version once its last rung ended terminal."""
-    state = new_state("deterministic", request["version"], request["html_hash"])
-    ended = advanced(state, "deterministic", [], next_=None, settled="terminal:x", attempt=attempt)
-    if attempt is None:  # as a release before redrive wrote it
-        assert "attempt" not in ended
-    return ended
+def counted(run: Run) -> tuple[Run, list[int]]:
+    """``run`` counting its calls (each one is a model ladder asked again)."""
+    calls: list[int] = []
+
+    async def counting(candidates: CandidateSet, html: bytes, source: str) -> HygieneOutcome:
+        calls.append(1)
+        return await run(candidates, html, source)
+
+    return counting, calls
 
 
-def redriven_request(case: CaseArticle, request: dict[str, Any]) -> dict[str, Any]:
-    """The hygiene request the compensation agent makes of a redrive of ``case``'s terminal."""
-    found = Found(terminal(case.article_id), partition=1, offset=99)
-    event = on_wire(ARTICLE_COMPENSATION.schema, redrive_event(found, retry=retry_context(request)))
+def redrive_of(case: CaseArticle, last: dict[str, Any], offset: int = 99) -> dict[str, Any]:
+    """The redrive the command publishes for the terminal event ``last`` of ``case``."""
+    found = Found(last, partition=1, offset=offset)
+    retry = retry_context(ingested(case), build_candidates(case.html, url=case.url))
+    event = on_wire(ARTICLE_COMPENSATION.schema, redrive_event(found, retry=retry))
     assert (event["kind"], event["reason"], event["next_attempt"]) == (
         "fallback",
         REASON,
         "runtime_primary",
     )
-    assert event["origin"] == {"topic": ARTICLE_COMPENSATION.name, "partition": 1, "offset": 99}
-    return only(compensation_step(event), HYGIENE_REQUEST)
+    assert event["origin"] == {"topic": ARTICLE_COMPENSATION.name, "partition": 1, "offset": offset}
+    assert is_hygiene_redrive(event)
+    return event
 
 
-def test_a_hygiene_redrive_reopens_a_terminal_ladder_and_assembles_as_a_first_run(
+def ended_terminal(case: CaseArticle) -> tuple[Hygiene, dict[str, Any], list[int]]:
+    """A hygiene stage whose models were down: the case's ladder ended terminal."""
+    run, calls = counted(no_answer)
+    stage = Hygiene(has_models=True, run=run)
+    *_, (_, last) = stage.ingest(ingested(case))
+    assert (last["kind"], last["attempts_so_far"], last["version"]) == ("terminal", 3, VERSION)
+    return stage, last, calls
+
+
+def test_a_hygiene_redrive_runs_the_ladder_again_and_assembles_as_a_first_run(
     case: CaseArticle,
 ) -> None:
-    request = request_for(case)
-    answer = json.dumps(case.answers.hygiene_valid)
-    first_run, _ = assembly_step(
-        model_proposal(request, "runtime_primary", raw_answer=answer), None, has_models=True
-    )
+    first_run = Hygiene(has_models=True, run=deterministic_run).ingest(ingested(case))
+    stage, last, calls = ended_terminal(case)
+    stage.ladder.run, calls = counted(deterministic_run)  # the provider is back
 
-    again = redriven_request(case, request)
-    assert again["version"] == request["version"] == VERSION  # the same version, not a new one
-    assert (again["role"], again["attempt"]) == ("runtime_primary", 4)
-    assert again["candidate_set_hash"] == request["candidate_set_hash"]
-    proposal = model_proposal(again, "runtime_primary", raw_answer=answer)
-    emits, state = assembly_step(proposal, terminal_ladder(request), has_models=True)
+    event = redrive_of(case, last)
+    assert event["version"] == VERSION  # the same version, not a new one
+    assert event["attempts_so_far"] == 3  # its rungs are numbered after a whole ladder
+    out = stage.redrive(event, 500)
 
-    article = only(emits, ARTICLE_ASSEMBLED)
-    expected = only(first_run, ARTICLE_ASSEMBLED)
+    (_, article), (_, expected) = out[-1], first_run[-1]
     assert article["hashes"] == expected["hashes"]
     assert article["markdown"] == expected["markdown"]
     assert article["version"] == VERSION
-    assert state is not None and state["settled"].startswith("assembled:")
-    assert state["attempt"] == 4
-    # The redrive's proposal redelivered after it settled: nothing more.
-    assert assembly_step(proposal, state, has_models=True) == ([], None)
+    state = stage.table[case.article_id]
+    assert state["settled"].startswith("assembled:") and state["attempt"] == 4
+    assert calls == [1]
+    # The redrive redelivered after it settled: its outputs again, no second ladder.
+    assert settled_records(stage.redrive(event, 500)) == settled_records(out)
+    assert calls == [1]
 
 
-@pytest.mark.parametrize("stored_attempt", [3, None])
-def test_a_redelivered_proposal_of_the_first_pass_does_not_reopen_the_ladder(
-    case: CaseArticle, stored_attempt: int | None
+def test_a_redelivered_input_of_the_first_pass_does_not_reopen_the_ladder(
+    case: CaseArticle,
 ) -> None:
-    request = request_for(case)
-    ladder = terminal_ladder(request, stored_attempt)
-    for attempt in (1, 2, 3):
-        late = {**request, "attempt": attempt}
-        proposal = model_proposal(late, "runtime_primary", raw_answer=None, failure="timeout")
-        assert assembly_step(proposal, ladder, has_models=True) == ([], None)
-    # while a redrive, numbered after a whole ladder, does (states without the number too)
-    redrive = model_proposal(redriven_request(case, request), "runtime_primary", raw_answer=None)
-    emits, _ = assembly_step(redrive, ladder, has_models=True)
-    assert only(emits, ARTICLE_COMPENSATION)["kind"] == "fallback"
+    stage, _, calls = ended_terminal(case)
+    again = stage.ingest(ingested(case))
+    assert [r["kind"] for _, r in again][-1] == "terminal"  # produced again, as stored
+    assert calls == [1]  # and not run again
 
 
 def test_a_redrive_of_an_older_version_changes_nothing(case: CaseArticle) -> None:
-    request = request_for(case)
-    newer = request_for(case, offset=int(VERSION["ingested_offset"] or 0) + 5)
-    answer = json.dumps(case.answers.hygiene_valid)
-    proposal = model_proposal(redriven_request(case, request), "runtime_primary", raw_answer=answer)
-    assert assembly_step(proposal, terminal_ladder(newer), has_models=True) == ([], None)
+    stage, last, _ = ended_terminal(case)
+    newer = ("article.ingested", 1, int(VERSION["ingested_offset"] or 0) + 5)
+    stage.ladder.run = deterministic_run
+    stage.ingest(ingested(case), newer)
+    assert stage.redrive(redrive_of(case, last), 500) == []
+    assert stage.table[case.article_id]["version"]["ingested_offset"] == newer[2]
 
 
 def test_two_redrives_of_one_terminal_run_the_ladder_once(case: CaseArticle) -> None:
-    request = request_for(case)
-    first = model_proposal(redriven_request(case, request), "runtime_primary", raw_answer=None)
-    emits, state = assembly_step(first, terminal_ladder(request), has_models=True)
-    assert only(emits, ARTICLE_COMPENSATION)["next_attempt"] == "runtime_fallback"
-    second = model_proposal(redriven_request(case, request), "runtime_primary", raw_answer=None)
-    assert assembly_step(second, state, has_models=True) == ([], None)
+    stage, last, calls = ended_terminal(case)
+    first = stage.redrive(redrive_of(case, last), 500)  # the models are still down
+    assert [r["attempts_so_far"] for _, r in first] == [4, 5, 6]
+    assert stage.redrive(redrive_of(case, last, offset=100), 501) == []
+    assert calls == [1, 1]
+    # A redrive of the terminal that redrive ended with is numbered after it, and runs.
+    *_, (_, again) = first
+    assert len(stage.redrive(redrive_of(case, again, offset=101), 502)) == 3
+    assert calls == [1, 1, 1]
 
 
-def test_an_enrichment_redrive_is_not_a_hygiene_request(case: CaseArticle) -> None:
+def test_only_an_operators_redrive_of_a_hygiene_terminal_is_acted_on(case: CaseArticle) -> None:
     found = Found(terminal(case.article_id, stage="enrichment", entity=ENTITY), 1, 7)
     event = on_wire(ARTICLE_COMPENSATION.schema, redrive_event(found))
     assert event["entity"] == ENTITY and event["version"] == VERSION
-    assert compensation_step(event) == []
+    assert not is_hygiene_redrive(event)
+    # The fallback events the ladder writes record decisions already carried out.
+    fallback = compensation_event(
+        case.article_id,
+        stage="assembly",
+        kind="fallback",
+        reason="unknown_block_id",
+        next_attempt="runtime_fallback",
+    )
+    assert not is_hygiene_redrive(on_wire(ARTICLE_COMPENSATION.schema, fallback))
+    retried = {**on_wire(ARTICLE_COMPENSATION.schema, fallback), "reason": REASON}
+    assert not is_hygiene_redrive(retried)  # no candidate set: nothing to judge
 
 
 def test_a_hygiene_redrive_without_its_candidates_is_refused(case: CaseArticle) -> None:

@@ -10,25 +10,23 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
 from typing import Any, cast
 
 import pytest
 
-from agents.assembly import assembly_step
-from agents.candidates import candidates_step
-from agents.compensation import compensation_step
+from agents.candidates import candidates_of, retry_context
 from agents.ecp_standin import CLASSIFIER_VERSION, standin_verdict
 from agents.enrichment import EnrichmentJoin, make_enrich, result_emit, stored_result
-from agents.hygiene import hygiene_step, proposal
-from agents.ladder import RUNGS, new_state
+from agents.hygiene import HygieneLadder
+from agents.ladder import RUNGS, ladder_emits
 from agents.ledger import MAX_EVENTS, observe, updated
 from article_runtime.candidates import build_candidates
 from article_runtime.enrichment.model import EnrichedArticle, Entity
 from article_runtime.hashing import model_hash
+from article_runtime.hygiene import HygieneOutcome, run_hygiene
 from article_runtime.llm.policy import LLMRuntime
 from article_runtime.llm.prompts import load_prompt
-from article_runtime.llm.providers import ProviderConfig
 from article_runtime.model import AssembledArticle, AttemptRecord, CandidateSet, FeedMetadata, Usage
 from article_runtime.resources import AVRO_DIR
 from streams.compensation import compensation_event
@@ -42,8 +40,6 @@ from streams.topics import (
     ARTICLE_ENRICHED,
     ARTICLE_INGESTED,
     ECP_VERDICT,
-    HYGIENE_PROPOSAL,
-    HYGIENE_REQUEST,
     Topic,
 )
 from streams.views import summed
@@ -51,10 +47,9 @@ from streams.wiring import Emit
 from tests import factories
 from tests.llm_support import FALLBACK, PRIMARY, Recorder, config, run
 from tests.support.openai_server import Reply, ScriptedOpenAIServer, Status, running_server
-from tests.support.stream_cases import NOT_JSON, CaseArticle, expected, make_articles
+from tests.support.stream_cases import CaseArticle, expected, make_articles
 from tests.unit.stream_helpers import AT, CODEC, enriched_for, on_wire, only, sha256, wire, wired
 
-ORIGIN = ("article.hygiene.proposal", 2, 41)
 HYGIENE_CALL = "article_content_hygiene"
 ENTITY_A = StandInEntity("Q42", "Prefeitura")
 ENTITY_B = StandInEntity("Q7", "Câmara Municipal")
@@ -107,78 +102,109 @@ INGESTED_AT = ("article.ingested", 1, 17)
 VERSION = {"ingested_offset": 17, "declared": None}
 
 
-def request_for(
-    case: CaseArticle, *, has_models: bool = True, offset: int = INGESTED_AT[2]
-) -> dict[str, Any]:
-    """The first request for ``case``, its ingested record at ``offset`` (its version)."""
-    at = (*INGESTED_AT[:2], offset)
-    return only([candidates_step(ingested(case), has_models=has_models, at=at)], HYGIENE_REQUEST)
-
-
-def model_proposal(
-    request: dict[str, Any],
-    role: str,
-    *,
-    raw_answer: str | None,
-    failure: str | None = None,
-    attempts: Sequence[AttemptRecord] = (),
-) -> dict[str, Any]:
-    """What the hygiene agent would produce for ``role`` (the request re-aimed at that rung)."""
-    aimed = {**request, "role": role}
-    prompt = load_prompt(HYGIENE_CALL)
-    ref = {"name": prompt.name, "version": prompt.version, "sha256": prompt.sha256}
-    emit = proposal(aimed, raw_answer=raw_answer, failure=failure, prompt=ref, attempts=attempts)
-    return wire(emit)
-
-
-def unusable_request(case: CaseArticle) -> dict[str, Any]:
-    """A deterministic request whose candidate set has nothing but a newsletter box."""
+def newsletter_only(record: dict[str, Any], at: tuple[str, int, int]) -> CandidateSet:
+    """A candidate set holding nothing but a newsletter box: even the deterministic path,
+    widened to every block, finds too little text."""
     newsletter = [b for b in factories.candidate_set().blocks if b.id == "b6"]
-    candidates = factories.candidate_set(blocks=newsletter, links=[], images=[])
-    return {
-        **request_for(case),
-        "role": "deterministic",
-        "candidate_set_json": candidates.model_dump_json(),
-        "candidate_set_hash": model_hash(candidates),
-    }
+    return factories.candidate_set(blocks=newsletter, links=[], images=[])
+
+
+class Hygiene:
+    """A ``HygieneLadder`` over a counting dict: what it confirms and publishes, in order, with
+    every output through its topic's Avro schema."""
+
+    def __init__(
+        self,
+        runtime: LLMRuntime | None = None,
+        *,
+        has_models: bool | None = None,
+        run: Callable[[CandidateSet, bytes, str], Awaitable[HygieneOutcome]] | None = None,
+        build: Callable[[dict[str, Any], tuple[str, int, int]], CandidateSet | Emit] | None = None,
+    ) -> None:
+        self.runtime = runtime
+        self.table = WriteCounting()
+        self.log: list[str] = []
+        self.out: list[tuple[Topic, dict[str, Any]]] = []
+        self._build = build or (lambda record, at: candidates_of(record, at=at))
+        self.ladder = HygieneLadder(
+            self.table,
+            confirm=self._confirm,
+            publish=self._publish,
+            run=run or self._run,
+            build=self._built,
+            has_models=runtime is not None if has_models is None else has_models,
+        )
+
+    async def _confirm(self, key: str) -> None:
+        self.log.append(f"confirm:{key}")
+
+    async def _publish(self, emits: list[Emit]) -> None:
+        self.log.append("publish")
+        self.out += [(e.topic, wire(e)) for e in emits]
+
+    async def _built(self, record: dict[str, Any], at: tuple[str, int, int]) -> CandidateSet | Emit:
+        return self._build(record, at)
+
+    async def _run(self, candidates: CandidateSet, html: bytes, source: str) -> HygieneOutcome:
+        return await run_hygiene(candidates, html, source=source, llm=self.runtime)
+
+    def deliver(self, work: Coroutine[Any, Any, None]) -> list[tuple[Topic, dict[str, Any]]]:
+        """Run one message's work; the outputs it published."""
+        before = len(self.out)
+        if self.runtime is None:
+            asyncio.run(work)
+        else:
+            run(work, self.runtime)
+        return self.out[before:]
+
+    def ingest(
+        self, record: dict[str, Any], at: tuple[str, int, int] = INGESTED_AT
+    ) -> list[tuple[Topic, dict[str, Any]]]:
+        return self.deliver(self.ladder.on_ingested(record, at))
+
+    def redrive(self, event: dict[str, Any], offset: int) -> list[tuple[Topic, dict[str, Any]]]:
+        at = (ARTICLE_COMPENSATION.name, INGESTED_AT[1], offset)
+        return self.deliver(self.ladder.on_redrive(event, at))
+
+
+def topics_of(out: Sequence[tuple[Topic, dict[str, Any]]]) -> list[str]:
+    return [topic.name for topic, _ in out]
+
+
+def settled_records(out: Sequence[tuple[Topic, dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The records without the times a redelivery gets anew."""
+    times = ("assembled_at", "occurred_at")
+    return [{k: v for k, v in record.items() if k not in times} for _, record in out]
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedOpenAIServer]:
+    with running_server() as scripted:
+        yield scripted
 
 
 # -- candidates --------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("has_models", "role"), [(True, "runtime_primary"), (False, "deterministic")]
-)
-def test_a_good_page_asks_the_ladders_first_rung(
-    case: CaseArticle, has_models: bool, role: str
-) -> None:
-    emit = candidates_step(ingested(case), has_models=has_models, at=("article.ingested", 0, 3))
-    assert emit.topic.name == "article.hygiene.request"
-    assert emit.article_id == case.article_id
-    request = wire(emit)
-    candidates = build_candidates(case.html, url=case.url)
-    assert request["role"] == role
-    assert request["attempt"] == 1
-    assert request["url"] == case.url
-    assert request["candidate_set_hash"] == model_hash(candidates)
-    assert CandidateSet.model_validate_json(request["candidate_set_json"]) == candidates
-    assert request["html_hash"] == sha256(case.html)
+def test_a_good_page_gives_the_candidate_set_of_its_html(case: CaseArticle) -> None:
+    built = candidates_of(ingested(case), at=INGESTED_AT)
+    assert built == build_candidates(case.html, url=case.url)
 
 
 def test_feed_metadata_reaches_the_candidate_set(case: CaseArticle) -> None:
     feed = {"title": "Título do feed", "subtitle": None, "author": "Redação", "url": None}
     record = on_wire(ARTICLE_INGESTED.schema, {**ingested(case), "feed": feed})
-    request = wire(candidates_step(record, has_models=True))
     with_feed = build_candidates(
         case.html, url=case.url, feed=FeedMetadata(title="Título do feed", author="Redação")
     )
-    assert request["candidate_set_hash"] == model_hash(with_feed)
-    assert request["candidate_set_hash"] != model_hash(build_candidates(case.html, url=case.url))
+    assert candidates_of(record, at=INGESTED_AT) == with_feed
+    assert with_feed != build_candidates(case.html, url=case.url)
 
 
 def test_empty_html_ends_in_a_terminal_compensation(case: CaseArticle) -> None:
     at = ("article.ingested", 1, 99)
-    emit = candidates_step(ingested(case, html=b""), has_models=True, at=at)
+    emit = candidates_of(ingested(case, html=b""), at=at)
+    assert isinstance(emit, Emit)
     event = only([emit], ARTICLE_COMPENSATION)
     assert event["article_id"] == case.article_id
     assert (event["stage"], event["kind"], event["reason"]) == (
@@ -188,409 +214,259 @@ def test_empty_html_ends_in_a_terminal_compensation(case: CaseArticle) -> None:
     )
     assert event["next_attempt"] is None and event["retry"] is None
     assert event["origin"] == {"topic": "article.ingested", "partition": 1, "offset": 99}
+    assert event["version"] == {"ingested_offset": 99, "declared": None}
 
 
-# -- hygiene -----------------------------------------------------------------------------------
+# -- hygiene: the whole ladder in one stage ----------------------------------------------------
 
 
-def test_the_deterministic_rung_needs_no_model(case: CaseArticle) -> None:
-    request = request_for(case, has_models=False)
-    emit = asyncio.run(hygiene_step(request, None))
-    assert emit.topic == HYGIENE_PROPOSAL
-    record = wire(emit)
-    assert (record["raw_answer"], record["failure"], record["prompt"]) == (None, None, None)
-    assert record["attempts"] == []
-    for field in ("role", "attempt", "url", "candidate_set_json", "candidate_set_hash"):
-        assert record[field] == request[field], field
-    assert record["html_hash"] == sha256(case.html)
+def test_without_models_the_ladder_is_the_deterministic_path_alone(case: CaseArticle) -> None:
+    stage = Hygiene()
+    out = stage.ingest(ingested(case))
+    assert topics_of(out) == [ARTICLE_ASSEMBLED.name]
+    article = out[0][1]
+    assert article["path"] == "deterministic"
+    assert article["markdown"] == expected(case).markdown
+    assert roles_and_reasons(article["attempts"]) == [("deterministic", "ok", None)]
+    assert article["prompt"] is None  # no model's answer
+    assert stage.table[case.article_id]["settled"].startswith("assembled:deterministic:")
+    # The outcome is durable before anyone sees it.
+    assert stage.log == [f"confirm:{case.article_id}", "publish"]
 
 
-def test_a_model_rung_without_a_provider_fails_as_no_provider(case: CaseArticle) -> None:
-    request = request_for(case)
-    without = wire(asyncio.run(hygiene_step(request, None)))
-    assert (without["role"], without["raw_answer"], without["failure"]) == (
-        "runtime_primary",
-        None,
-        "no_provider",
-    )
-    no_hygiene = LLMRuntime(ProviderConfig(calls={}))  # providers for nothing
-    fallback = {**request, "role": "runtime_fallback", "attempt": 2}
-    record = wire(asyncio.run(hygiene_step(fallback, no_hygiene)))
-    assert (record["role"], record["attempt"], record["failure"]) == (
-        "runtime_fallback",
-        2,
-        "no_provider",
-    )
-
-
-@pytest.fixture
-def server() -> Iterator[ScriptedOpenAIServer]:
-    with running_server() as scripted:
-        yield scripted
-
-
-def test_a_model_rung_asks_its_own_model_once_and_carries_the_answer(
+def test_a_valid_primary_answer_is_assembled_and_a_redelivery_replays_it_without_a_call(
     case: CaseArticle, server: ScriptedOpenAIServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     reply = Reply(case.answers.hygiene_valid, prompt_tokens=1000, completion_tokens=250)
     server.script(PRIMARY, reply)
-    runtime = Recorder().runtime(config(monkeypatch, server.base_url))
-    request = request_for(case)
+    stage = Hygiene(Recorder().runtime(config(monkeypatch, server.base_url)))
 
-    record = wire(run(hygiene_step(request, runtime), runtime))
+    out = stage.ingest(ingested(case))
 
     assert [call.model for call in server.calls] == [PRIMARY]
-    assert record["raw_answer"] == reply.text
-    assert record["failure"] is None
+    assert topics_of(out) == [ARTICLE_ASSEMBLED.name]
+    article = out[0][1]
+    candidates = build_candidates(case.html, url=case.url)
+    assert article["path"] == "primary"
+    assert article["markdown"] == expected(case).markdown
+    assert article["title"] == case.title
+    assert article["hashes"] == {
+        "markdown": sha256(expected(case).markdown),
+        "source_html": sha256(case.html),
+        "candidate_set": model_hash(candidates),
+    }
+    assert roles_and_reasons(article["attempts"]) == [("runtime_primary", "ok", None)]
+    assert article["attempts"][0]["model"] == PRIMARY
+    # llm_support prices 0.4 and 1.6 USD per million input and output tokens.
+    assert article["usage"]["prompt_tokens"] == 1000
+    assert article["usage"]["completion_tokens"] == 250
+    assert article["usage"]["cost_usd"] == pytest.approx(0.0008)
     spec = load_prompt(HYGIENE_CALL)
-    assert record["prompt"] == {
+    assert article["prompt"] == {
         "name": HYGIENE_CALL,
         "version": spec.version,
         "sha256": spec.sha256,
     }
-    assert roles_and_reasons(record["attempts"]) == [("runtime_primary", "ok", None)]
-    assert record["attempts"][0]["model"] == PRIMARY
-    # llm_support prices 0.4 and 1.6 USD per million input and output tokens.
-    assert record["usage"]["prompt_tokens"] == 1000
-    assert record["usage"]["completion_tokens"] == 250
-    assert record["usage"]["cost_usd"] == pytest.approx(0.0008)
+    assert article["version"] == VERSION
+    state = stage.table[case.article_id]
+    assert state["settled"] == f"assembled:primary:{sha256(expected(case).markdown)}"
+    assert state["outcome"]["answer"] == reply.text  # what a replay judges again
+    assert expected(case).markdown not in json.dumps(state)  # no article text in the table
+    assert stage.log == [f"confirm:{case.article_id}", "publish"]
 
-    emits, state = assembly_step(record, None, has_models=True)
-    article = only(emits, ARTICLE_ASSEMBLED)
-    assert article["path"] == "primary"
-    assert article["markdown"] == expected(case).markdown
-    assert article["attempts"] == record["attempts"]
-    assert (
-        state is not None and state["settled"] == f"assembled:primary:{sha256(article['markdown'])}"
-    )
+    again = stage.ingest(ingested(case))  # redelivered after a crash before its commit
+    assert [call.model for call in server.calls] == [PRIMARY]  # no second call
+    assert settled_records(again) == settled_records(out)
 
 
-def test_the_fallback_rung_asks_only_the_fallback_model_and_keeps_an_invalid_answer(
+def test_the_ladder_steps_down_to_the_deterministic_path_with_each_attempt_once(
     case: CaseArticle, server: ScriptedOpenAIServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    server.script(FALLBACK, Reply(NOT_JSON))
-    runtime = Recorder().runtime(config(monkeypatch, server.base_url))
-    request = {**request_for(case), "role": "runtime_fallback", "attempt": 2}
+    server.script(PRIMARY, Reply(case.answers.hygiene_invented_block))
+    server.script(FALLBACK, Status(500), Status(500), Status(500))  # 1 call + 2 retries
+    stage = Hygiene(Recorder().runtime(config(monkeypatch, server.base_url, max_retries=2)))
 
-    record = wire(run(hygiene_step(request, runtime), runtime))
+    out = stage.ingest(ingested(case))
 
-    assert [call.model for call in server.calls] == [FALLBACK]
-    assert (record["raw_answer"], record["failure"]) == (NOT_JSON, None)
-    assert roles_and_reasons(record["attempts"]) == [
-        ("runtime_fallback", "invalid", "invalid_json")
-    ]
-    state = new_state("runtime_fallback", request["version"], request["html_hash"])
-    emits, after = assembly_step(record, state, has_models=True)
-    event = only(emits, ARTICLE_COMPENSATION)
-    assert (event["stage"], event["kind"], event["reason"], event["next_attempt"]) == (
-        "assembly",
-        "fallback",
-        "invalid_json",
-        "deterministic",
-    )
-    assert after is not None and after["awaiting"] == "deterministic"
-
-
-def test_a_rung_whose_model_never_answers_carries_the_failure_and_no_answer(
-    case: CaseArticle, server: ScriptedOpenAIServer, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    server.script(PRIMARY, Status(500), Status(500), Status(500))  # 1 call + 2 retries
-    runtime = Recorder().runtime(config(monkeypatch, server.base_url, max_retries=2))
-
-    record = wire(run(hygiene_step(request_for(case), runtime), runtime))
-
-    assert [call.model for call in server.calls] == [PRIMARY] * 3  # never the fallback model
-    assert record["raw_answer"] is None
-    assert record["failure"] == "server_error"
-    assert [(a["role"], a["outcome"], a["attempt"]) for a in record["attempts"]] == [
-        ("runtime_primary", "server_error", n) for n in (1, 2, 3)
-    ]
-    emits, state = assembly_step(record, None, has_models=True)
-    event = only(emits, ARTICLE_COMPENSATION)
-    assert (event["stage"], event["kind"], event["reason"], event["next_attempt"]) == (
-        "hygiene",
-        "fallback",
-        "server_error",
-        "runtime_fallback",
-    )
-    assert state is not None and len(state["attempts"]) == 3
-
-
-# -- assembly: the whole ladder ----------------------------------------------------------------
-
-
-def test_a_valid_primary_proposal_is_assembled_and_settles_the_ladder(case: CaseArticle) -> None:
-    request = request_for(case)
-    answered = [attempt("runtime_primary", "ok", model=PRIMARY)]
-    record = model_proposal(
-        request,
-        "runtime_primary",
-        raw_answer=json.dumps(case.answers.hygiene_valid),
-        attempts=answered,
-    )
-
-    emits, state = assembly_step(record, None, has_models=True, at=ORIGIN)
-
-    assembled = only(emits, ARTICLE_ASSEMBLED)
-    assert emits[0].article_id == case.article_id
-    assert assembled["path"] == "primary"
-    assert assembled["markdown"] == expected(case).markdown
-    assert assembled["title"] == case.title
-    assert assembled["hashes"] == {
-        "markdown": sha256(expected(case).markdown),
-        "source_html": sha256(case.html),  # the proposal's html_hash, not the harness's b""
-        "candidate_set": request["candidate_set_hash"],
-    }
-    assert roles_and_reasons(assembled["attempts"]) == [("runtime_primary", "ok", None)]
-    assert assembled["usage"]["prompt_tokens"] == 100
-    assert assembled["version"] == VERSION == request["version"]
-    assert state == {
-        "version": VERSION,  # the ladder belongs to this version of the page
-        "html_hash": sha256(case.html),
-        "awaiting": None,
-        "settled": f"assembled:primary:{sha256(expected(case).markdown)}",
-        "attempts": [],  # on the output; a settled ladder keeps none
-        "attempt": 1,  # the last request judged: a redrive is numbered after it
-    }
-    # The same proposal again (a redelivery after a crash) changes nothing.
-    assert assembly_step(record, state, has_models=True) == ([], None)
-
-
-def test_the_ladder_steps_down_to_the_deterministic_rung_with_each_attempt_once(
-    case: CaseArticle,
-) -> None:
-    request = request_for(case)
-    primary_attempts = [attempt("runtime_primary", "invalid", "unknown_block_id", model=PRIMARY)]
-    fallback_attempts = [
-        attempt("runtime_fallback", "timeout", "timeout", model=FALLBACK, n=n) for n in (1, 2, 3)
-    ]
-
-    # The primary invents a block: fall back to the fallback model, carrying the candidates.
-    invented = json.dumps(case.answers.hygiene_invented_block)
-    primary = model_proposal(
-        request, "runtime_primary", raw_answer=invented, attempts=primary_attempts
-    )
-    emits, state = assembly_step(primary, None, has_models=True, at=ORIGIN)
-    event = only(emits, ARTICLE_COMPENSATION)
-    assert (event["stage"], event["kind"], event["reason"]) == (
+    assert [call.model for call in server.calls] == [PRIMARY, FALLBACK, FALLBACK, FALLBACK]
+    assert topics_of(out) == [ARTICLE_COMPENSATION.name] * 2 + [ARTICLE_ASSEMBLED.name]
+    (_, invalid), (_, failed), (_, article) = out
+    # The primary's answer named a block the page lacks: the harness refused it.
+    assert (invalid["stage"], invalid["kind"], invalid["reason"], invalid["next_attempt"]) == (
         "assembly",
         "fallback",
         "unknown_block_id",
-    )
-    assert event["next_attempt"] == "runtime_fallback"
-    assert event["attempts_so_far"] == 1
-    assert event["retry"] == {
-        "url": case.url,
-        "candidate_set_json": request["candidate_set_json"],
-        "candidate_set_hash": request["candidate_set_hash"],
-        "html_hash": sha256(case.html),
-    }
-    assert event["origin"] == {"topic": ORIGIN[0], "partition": ORIGIN[1], "offset": ORIGIN[2]}
-    assert roles_and_reasons(event["attempts"]) == [
-        ("runtime_primary", "invalid", "unknown_block_id")
-    ]
-    assert state is not None
-    assert state["awaiting"] == "runtime_fallback" and state["settled"] is None
-    assert len(state["attempts"]) == 1
-
-    # The primary's proposal redelivered: nothing to decide, nothing changes.
-    assert assembly_step(primary, state, has_models=True) == ([], None)
-
-    # Compensation asks the fallback rung.
-    (fallback_request_emit,) = compensation_step(event)
-    fallback_request = wire(fallback_request_emit)
-    assert (fallback_request["role"], fallback_request["attempt"]) == ("runtime_fallback", 2)
-
-    # The fallback model times out on every technical retry: no answer at all.
-    fallback = model_proposal(
-        fallback_request,
         "runtime_fallback",
-        raw_answer=None,
-        failure="timeout",
-        attempts=fallback_attempts,
     )
-    emits, state = assembly_step(fallback, state, has_models=True)
-    event = only(emits, ARTICLE_COMPENSATION)
-    assert (event["stage"], event["kind"], event["reason"]) == ("hygiene", "fallback", "timeout")
-    assert event["next_attempt"] == "deterministic"
-    assert event["attempts_so_far"] == 2
-    assert len(event["attempts"]) == 4  # everything so far, for people reading the event
-    assert state is not None and state["awaiting"] == "deterministic"
-    assert len(state["attempts"]) == 4
-
-    # Compensation asks the deterministic rung; hygiene answers it without a model.
-    (deterministic_request_emit,) = compensation_step(event)
-    deterministic_request = wire(deterministic_request_emit)
-    assert (deterministic_request["role"], deterministic_request["attempt"]) == (
+    # The fallback model never answered: a technical failure, after its retries.
+    assert (failed["stage"], failed["kind"], failed["reason"], failed["next_attempt"]) == (
+        "hygiene",
+        "fallback",
+        "server_error",
         "deterministic",
-        3,
     )
-    deterministic = wire(asyncio.run(hygiene_step(deterministic_request, None)))
-    emits, state = assembly_step(deterministic, state, has_models=True)
-
-    assembled = only(emits, ARTICLE_ASSEMBLED)
-    assert assembled["path"] == "deterministic"
-    assert assembled["markdown"] == expected(case).markdown
-    assert assembled["hashes"]["source_html"] == sha256(case.html)
-    want = [
+    assert [e["attempts_so_far"] for e in (invalid, failed)] == [1, 2]
+    assert [len(e["attempts"]) for e in (invalid, failed)] == [1, 4]  # everything so far
+    assert invalid["origin"] == {"topic": "article.ingested", "partition": 1, "offset": 17}
+    assert invalid["retry"] is None  # a record of a decision carried out, not a request
+    assert article["path"] == "deterministic"
+    assert article["markdown"] == expected(case).markdown
+    assert article["hashes"]["source_html"] == sha256(case.html)
+    assert roles_and_reasons(article["attempts"]) == [
         ("runtime_primary", "invalid", "unknown_block_id"),
-        ("runtime_fallback", "timeout", "timeout"),
-        ("runtime_fallback", "timeout", "timeout"),
-        ("runtime_fallback", "timeout", "timeout"),
+        ("runtime_fallback", "server_error", "server_error"),
+        ("runtime_fallback", "server_error", "server_error"),
+        ("runtime_fallback", "server_error", "server_error"),
         ("deterministic", "ok", None),
     ]
-    assert roles_and_reasons(assembled["attempts"]) == want
-    assert [a["attempt"] for a in assembled["attempts"]] == [1, 1, 2, 3, 1]
-    assert assembled["usage"]["prompt_tokens"] == 100  # only the primary's answer had tokens
-    assert state is not None
-    assert state["settled"] == f"assembled:deterministic:{sha256(expected(case).markdown)}"
-    assert state["awaiting"] is None
-    assert state["attempts"] == []
-    # The version travelled down the whole ladder.
-    assert event["version"] == fallback_request["version"] == assembled["version"] == VERSION
+    assert [a["attempt"] for a in article["attempts"]] == [1, 1, 2, 3, 1]
+    assert invalid["version"] == failed["version"] == article["version"] == VERSION
 
-    # Every rung's proposal redelivered now: all settled, nothing changes.
-    for stale in (primary, fallback, deterministic):
-        assert assembly_step(stale, state, has_models=True) == ([], None)
+    again = stage.ingest(ingested(case))
+    assert len(server.calls) == 4  # the redelivery asks nobody
+    assert settled_records(again) == settled_records(out)
 
 
-def test_a_failing_deterministic_rung_ends_the_ladder(case: CaseArticle) -> None:
-    prior = [
-        attempt("runtime_primary", "invalid", "unknown_block_id", model=PRIMARY).model_dump(),
-        attempt("runtime_fallback", "invalid", "invalid_json", model=FALLBACK).model_dump(),
-    ]
-    request = {**unusable_request(case), "attempt": 3}
-    state = {
-        **new_state("deterministic", request["version"], request["html_hash"]),
-        "attempts": prior,
-    }
-    record = wire(asyncio.run(hygiene_step(request, None)))
-
-    emits, after = assembly_step(record, state, has_models=True, at=ORIGIN)
-
-    event = only(emits, ARTICLE_COMPENSATION)
-    assert (event["stage"], event["kind"], event["reason"]) == (
+def test_a_failing_deterministic_path_ends_the_ladder(case: CaseArticle) -> None:
+    stage = Hygiene(has_models=False, build=newsletter_only)
+    out = stage.ingest(ingested(case))
+    event = only([Emit(topic, case.article_id, r) for topic, r in out], ARTICLE_COMPENSATION)
+    assert (event["stage"], event["kind"], event["reason"], event["attempts_so_far"]) == (
         "assembly",
-        "terminal",
-        "content_too_short",  # even widened to every block, a newsletter box is too short
-    )
-    assert event["next_attempt"] is None and event["retry"] is None
-    assert event["attempts_so_far"] == 3
-    want = [
-        ("runtime_primary", "invalid", "unknown_block_id"),
-        ("runtime_fallback", "invalid", "invalid_json"),
-        ("deterministic", "invalid", "content_too_short"),
-    ]
-    assert roles_and_reasons(event["attempts"]) == want
-    assert after == {
-        **state,
-        "awaiting": None,
-        "settled": "terminal:content_too_short",
-        "attempts": [],
-        "attempt": 3,
-    }
-    assert compensation_step(event) == []  # terminal: the ladder ends here
-    assert assembly_step(record, after, has_models=True) == ([], None)
-
-
-def test_without_models_the_ladder_is_the_deterministic_rung_alone(case: CaseArticle) -> None:
-    request = request_for(case, has_models=False)
-    record = wire(asyncio.run(hygiene_step(request, None)))
-    emits, state = assembly_step(record, None, has_models=False)
-    assembled = only(emits, ARTICLE_ASSEMBLED)
-    assert assembled["path"] == "deterministic"
-    assert assembled["markdown"] == expected(case).markdown
-    assert roles_and_reasons(assembled["attempts"]) == [("deterministic", "ok", None)]
-    assert state is not None and state["settled"].startswith("assembled:deterministic:")
-
-    unusable = wire(asyncio.run(hygiene_step(unusable_request(case), None)))
-    emits, state = assembly_step(unusable, None, has_models=False)
-    event = only(emits, ARTICLE_COMPENSATION)
-    assert (event["kind"], event["reason"], event["attempts_so_far"]) == (
         "terminal",
         "content_too_short",
         1,
     )
-    assert state is not None and state["settled"] == "terminal:content_too_short"
+    assert roles_and_reasons(event["attempts"]) == [
+        ("deterministic", "invalid", "content_too_short")
+    ]
+    assert stage.table[case.article_id]["settled"] == "terminal:content_too_short"
+    assert settled_records(stage.ingest(ingested(case))) == settled_records(out)
 
 
-def test_a_model_proposal_after_providers_went_away_skips_to_the_deterministic_rung(
-    case: CaseArticle,
-) -> None:
-    primary = model_proposal(
-        request_for(case),
-        "runtime_primary",
-        raw_answer=json.dumps(case.answers.hygiene_invented_block),
-    )
-    emits, state = assembly_step(primary, None, has_models=False)
-    event = only(emits, ARTICLE_COMPENSATION)
-    assert (event["kind"], event["next_attempt"]) == ("fallback", "deterministic")
-    assert state is not None and state["awaiting"] == "deterministic"
+def test_an_unusable_page_ends_its_version_and_every_older_one(case: CaseArticle) -> None:
+    stage = Hygiene()
+    newer = ("article.ingested", 1, 18)
+    out = stage.ingest(ingested(case, html=b""), newer)
+    assert [(r["stage"], r["reason"]) for _, r in out] == [("candidates", "empty_html")]
+    state = stage.table[case.article_id]
+    assert (state["version"], state["settled"]) == ({"ingested_offset": 18, "declared": None},
+                                                   "terminal:empty_html")  # fmt: skip
+    assert settled_records(stage.ingest(ingested(case, html=b""), newer)) == settled_records(out)
+    assert stage.ingest(ingested(case)) == []  # v@17 is older: nothing for it any more
+    assert stage.table.writes == 1
 
 
-# -- compensation ------------------------------------------------------------------------------
+def test_a_slow_older_version_changes_nothing_once_a_newer_one_settled(case: CaseArticle) -> None:
+    released = asyncio.Event()
+    plain = Hygiene()
+
+    async def slow_for_v1(candidates: CandidateSet, html: bytes, source: str) -> HygieneOutcome:
+        if html == case.html:  # v1's page
+            await released.wait()
+        return await plain._run(candidates, html, source)
+
+    stage = Hygiene(has_models=False, run=slow_for_v1)
+    other = make_articles(2)[1]
+    v2 = {**ingested(other), "article_id": case.article_id}
+
+    async def race() -> None:
+        first = asyncio.create_task(stage.ladder.on_ingested(ingested(case), INGESTED_AT))
+        await asyncio.sleep(0.05)  # v1 is waiting for its answer
+        await stage.ladder.on_ingested(v2, ("article.ingested", 1, 18))
+        released.set()
+        await first
+
+    asyncio.run(race())
+    assert [(r["version"]["ingested_offset"], r["markdown"]) for _, r in stage.out] == [
+        (18, expected(other).markdown)
+    ]
+    assert stage.table[case.article_id]["version"]["ingested_offset"] == 18
 
 
-def retry_context(request: dict[str, Any]) -> dict[str, Any]:
-    keys = ("url", "candidate_set_json", "candidate_set_hash", "html_hash")
-    return {key: request[key] for key in keys}
-
-
-def test_a_fallback_event_asks_the_next_rung_with_the_carried_candidates(
-    case: CaseArticle,
-) -> None:
-    request = request_for(case)
-    event = on_wire(
-        ARTICLE_COMPENSATION.schema,
-        compensation_event(
-            case.article_id,
-            stage="hygiene",
-            kind="fallback",
-            reason="timeout",
-            next_attempt="runtime_fallback",
-            attempts_so_far=1,
-            retry=retry_context(request),
-        ),
-    )
-    (emit,) = compensation_step(event)
-    assert emit.topic == HYGIENE_REQUEST and emit.article_id == case.article_id
-    asked = wire(emit)
-    assert (asked["role"], asked["attempt"]) == ("runtime_fallback", 2)
-    for key in ("url", "candidate_set_json", "candidate_set_hash", "html_hash"):
-        assert asked[key] == request[key], key
-
-
-def test_a_terminal_event_asks_nothing(case: CaseArticle) -> None:
-    event = compensation_event(case.article_id, stage="assembly", kind="terminal", reason="x")
-    assert compensation_step(on_wire(ARTICLE_COMPENSATION.schema, event)) == []
-
-
-def test_a_fallback_without_its_candidates_ends_terminally(case: CaseArticle) -> None:
-    attempts = [attempt("runtime_primary", "invalid", "unknown_block_id").model_dump()]
-    event = on_wire(
-        ARTICLE_COMPENSATION.schema,
-        compensation_event(
-            case.article_id,
-            stage="assembly",
-            kind="fallback",
-            reason="unknown_block_id",
-            next_attempt="runtime_fallback",
-            attempts_so_far=1,
-            attempts=attempts,
-        ),
-    )
-    emits = compensation_step(event)
-    missing = only(emits, ARTICLE_COMPENSATION)
-    assert (missing["stage"], missing["kind"], missing["reason"]) == (
-        "assembly",
+def test_a_redrive_runs_the_ladder_again_for_its_version_once(case: CaseArticle) -> None:
+    ended = Hygiene(has_models=True, run=no_answer)
+    terminal = ended.ingest(ingested(case))
+    *_, (_, last) = terminal
+    assert (last["kind"], last["reason"], last["attempts_so_far"]) == (
         "terminal",
-        "retry_context_missing",
+        "content_too_short",
+        3,
     )
-    assert missing["next_attempt"] is None
-    assert missing["attempts_so_far"] == 1
-    assert roles_and_reasons(missing["attempts"]) == roles_and_reasons(attempts)
-    assert "unknown_block_id" in (missing["detail"] or "")
-    assert compensation_step(missing) == []  # and it does not loop
+
+    # The provider is back: the redrive runs the ladder from the primary, numbered after it.
+    ended.ladder.run = deterministic_run
+    candidates = build_candidates(case.html, url=case.url)
+    retry = retry_context(ingested(case), candidates)
+    event = on_wire(ARTICLE_COMPENSATION.schema, redrive_event_for(case, last, retry))
+    out = ended.redrive(event, 50)
+    assert topics_of(out) == [ARTICLE_ASSEMBLED.name]
+    assert out[0][1]["markdown"] == expected(case).markdown
+    assert out[0][1]["hashes"]["source_html"] == sha256(case.html)  # from the retry context
+    state = ended.table[case.article_id]
+    assert (state["redrive"], state["attempt"]) == (50, 4)
+
+    assert settled_records(ended.redrive(event, 50)) == settled_records(out)  # redelivered
+    assert ended.redrive(event, 51) == []  # assembled: a second redrive has nothing to do
+    older = {**event, "version": {"ingested_offset": 3, "declared": None}}
+    assert ended.redrive(older, 52) == []
+    assert settled_records(ended.ingest(ingested(case))) == settled_records(out)
+
+
+def test_a_state_an_earlier_release_wrote_is_left_as_it_is(case: CaseArticle) -> None:
+    stage = Hygiene()
+    old: dict[str, Any] = {"version": VERSION, "html_hash": sha256(case.html), "awaiting": None,
+           "settled": "assembled:primary:abc", "attempts": [], "attempt": 1}  # fmt: skip
+    stage.table[case.article_id] = old
+    assert stage.ingest(ingested(case)) == []  # its outputs went out through the old stages
+    assert stage.table[case.article_id] == old
+
+
+def test_a_stored_answer_the_harness_no_longer_accepts_is_decided_again(case: CaseArticle) -> None:
+    stage = Hygiene()
+    first = stage.ingest(ingested(case))
+    state = stage.table[case.article_id]
+    stage.table[case.article_id] = {**state, "settled": "assembled:primary:other",
+                                    "outcome": {**state["outcome"], "role": "runtime_primary",
+                                                "answer": "{}"}}  # fmt: skip
+    again = stage.ingest(ingested(case))
+    assert settled_records(again) == settled_records(first)
+    assert stage.table[case.article_id] == state
+
+
+async def no_answer(candidates: CandidateSet, html: bytes, source: str) -> HygieneOutcome:
+    """Both models down, and a page whose deterministic path holds too little: terminal."""
+    attempts = [
+        AttemptRecord(
+            call=HYGIENE_CALL, role="runtime_primary", outcome="timeout", reason="timeout"
+        ),
+        AttemptRecord(
+            call=HYGIENE_CALL, role="runtime_fallback", outcome="timeout", reason="timeout"
+        ),
+        AttemptRecord(
+            call=HYGIENE_CALL, role="deterministic", outcome="invalid", reason="content_too_short"
+        ),
+    ]
+    return HygieneOutcome(None, "content_too_short", attempts)
+
+
+async def deterministic_run(candidates: CandidateSet, html: bytes, source: str) -> HygieneOutcome:
+    return await run_hygiene(candidates, html, source=source, llm=None)
+
+
+def redrive_event_for(
+    case: CaseArticle, terminal: dict[str, Any], retry: dict[str, Any]
+) -> dict[str, Any]:
+    return compensation_event(
+        case.article_id,
+        stage=terminal["stage"],
+        kind="fallback",
+        reason="redrive",
+        next_attempt="runtime_primary",
+        attempts_so_far=3,
+        retry=retry,
+        version=terminal["version"],
+    )
 
 
 # -- enrichment join ---------------------------------------------------------------------------
@@ -995,17 +871,17 @@ def test_the_ledger_counts_compensations_by_stage_kind_and_reason(case: CaseArti
 
 
 def test_the_ledger_names_a_counter_for_every_topic(case: CaseArticle) -> None:
-    request = request_for(case)
     verdict = wire(standin_verdict(assembled_record(case.answers.article), ENTITY_A))
+    assembled = on_wire(ARTICLE_ASSEMBLED.schema, assembled_record(case.answers.article))
     seen = {
         ARTICLE_INGESTED.name: observe(ARTICLE_INGESTED.name, ingested(case))[1],
-        HYGIENE_REQUEST.name: observe(HYGIENE_REQUEST.name, request)[1],
+        ARTICLE_ASSEMBLED.name: observe(ARTICLE_ASSEMBLED.name, assembled)[1],
         ECP_VERDICT.name: observe(ECP_VERDICT.name, verdict)[1],
         "rejected": observe(ECP_VERDICT.name, {**verdict, "approved": False, "entity": None})[1],
     }
     assert seen == {
         "article.ingested": ["ingested"],
-        "article.hygiene.request": ["requested/runtime_primary"],
+        "article.assembled": ["assembled/primary"],
         "ecp.verdict": ["verdict/approved"],
         "rejected": ["verdict/rejected"],
     }
@@ -1032,7 +908,7 @@ def test_the_enrichment_path_does_not_overwrite_the_hygiene_path(case: CaseArtic
 def test_the_status_keeps_only_the_latest_events_and_never_mutates_its_input() -> None:
     status: dict[str, Any] | None = None
     for n in range(MAX_EVENTS + 5):
-        status = updated(status, HYGIENE_REQUEST.name, {"stage": "hygiene_requested"}, f"t{n}")
+        status = updated(status, ARTICLE_INGESTED.name, {"stage": "ingested"}, f"t{n}")
     assert status is not None
     assert len(status["events"]) == MAX_EVENTS
     assert status["events"][0]["at"] == "t5"
@@ -1052,30 +928,32 @@ def test_the_status_keeps_only_the_latest_events_and_never_mutates_its_input() -
 
 
 def test_the_lineage_lists_each_attempt_once_and_names_each_version(case: CaseArticle) -> None:
-    request = request_for(case)
-    primary = model_proposal(
-        request,
-        "runtime_primary",
-        raw_answer=json.dumps(case.answers.hygiene_invented_block),
-        attempts=[attempt("runtime_primary", "invalid", "unknown_block_id", model=PRIMARY)],
+    invalid = attempt("runtime_primary", "invalid", "unknown_block_id", model=PRIMARY)
+    answered = attempt("runtime_fallback", "ok", model=FALLBACK)
+    assembled = case.answers.article.model_copy(
+        update={"path": "fallback", "attempts": [invalid, answered]}
     )
-    (fallback_event,) = wired(assembly_step(primary, None, has_models=True)[0])
+    outcome = HygieneOutcome(assembled, None, [invalid, answered], "runtime_fallback", "{}")
+    fell_back, article = wired(
+        ladder_emits(case.article_id, outcome, has_models=True, version=VERSION)
+    )
     status = None
     for topic, record, offset in (
         (ARTICLE_INGESTED.name, ingested(case), 17),
-        (HYGIENE_PROPOSAL.name, primary, 3),
-        (ARTICLE_COMPENSATION.name, fallback_event, 8),
+        (ARTICLE_COMPENSATION.name, fell_back, 8),
+        (ARTICLE_ASSEMBLED.name, article, 3),
     ):
         entry, _ = observe(topic, record, offset)
         status = updated(status, topic, entry, "t")
     assert status is not None
-    ingested_entry, proposed, fell_back = status["events"]
-    assert ingested_entry["version"] == proposed["version"] == fell_back["version"] == "@17"
-    # The fallback event repeats the primary's attempt: the lineage lists it once.
-    assert [a["model"] for a in proposed["attempts"]] == [PRIMARY]
-    assert "attempts" not in fell_back
-    assert "detail" not in fell_back  # no value: left out
-    assert fell_back["next_attempt"] == "runtime_fallback"
+    ingested_entry, fell, done = status["events"]
+    assert ingested_entry["version"] == fell["version"] == done["version"] == "@17"
+    # The assembled article repeats the primary's attempt: the lineage lists it once.
+    assert [a["model"] for a in fell["attempts"]] == [PRIMARY]
+    assert [a["model"] for a in done["attempts"]] == [FALLBACK]
+    assert "detail" not in fell  # no value: left out
+    assert fell["next_attempt"] == "runtime_fallback"
+    assert status["path"] == "fallback"
     declared = {**ingested(case), "version": 4}
     assert observe(ARTICLE_INGESTED.name, declared, 17)[0]["version"] == "v4@17"
 
@@ -1263,7 +1141,7 @@ def test_one_enrichment_failure_does_not_settle_two_approved_entities(case: Case
 
 
 def test_the_ladders_rungs_are_the_roles_the_topics_know() -> None:
-    for name in ("HygieneRequest", "HygieneProposal"):
-        schema = json.loads((AVRO_DIR / f"{name}.avsc").read_text("utf-8"))
-        (role,) = [f for f in schema["fields"] if f["name"] == "role"]
-        assert list(RUNGS) == role["type"]["symbols"], name
+    schema = json.loads((AVRO_DIR / "CompensationEvent.avsc").read_text("utf-8"))
+    (field,) = [f for f in schema["fields"] if f["name"] == "next_attempt"]
+    (role,) = [t for t in field["type"] if isinstance(t, dict)]
+    assert list(RUNGS) == role["symbols"]
