@@ -32,6 +32,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from article_runtime.candidates.urls import url_host
+from article_runtime.hygiene import HYGIENE
 from article_runtime.llm.providers import ProviderConfig
 from article_runtime.llm.records import GenerationRecord
 from article_runtime.tracing.masking import REDACTED, Redactor, env_secrets
@@ -115,9 +116,10 @@ def note_record(record: Mapping[str, Any]) -> None:
 
 
 def log_generation(generation: GenerationRecord) -> None:
-    """The trace hook's side: one line for an invalid answer and for a fallback within a call;
-    a technical failure (timeout, 429, 5xx) is one INFO line. The scope learns the rung,
-    prompt version and model of the attempt."""
+    """The trace hook's side: one line for an invalid answer and for a fallback within a call
+    that leaves no compensation event (enrichment's; each hygiene fallback is an event, logged
+    when it is produced); a technical failure (timeout, 429, 5xx) is one INFO line. The scope
+    learns the rung, prompt version and model of the attempt."""
     attempt = generation.attempt
     scope = _scope.get()
     fallback_from = None
@@ -137,7 +139,7 @@ def log_generation(generation: GenerationRecord) -> None:
         "model": attempt.model,
         "attempt": attempt.attempt,
     }
-    if fallback_from is not None:
+    if fallback_from is not None and generation.prompt_name != HYGIENE:
         log.warning(
             "fallback to runtime_fallback after runtime_primary failed: %s",
             fallback_from,

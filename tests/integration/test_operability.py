@@ -17,6 +17,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from streams.follow import ArticleOutcome
 from streams.health import UNREACHABLE_AFTER_S
 from streams.logs import LOG_FORMAT_ENV, LOG_LEVEL_ENV
+from streams.topics import PARTITIONS, TOPICS
 from streams.worker_process import WorkerProcess
 from tests.integration.fault_scenarios import APP_ID, Watcher, _fault_flow, lag_by_partition
 from tests.integration.stream_support import Flow, eventually
@@ -90,7 +91,8 @@ def test_metrics_equal_what_the_flow_did_and_the_json_log_follows_each_article(
                 for t in ("article.ingested", "article.compensation")
             )
             lags = {k: v for (n, k), v in got.items() if n == "article_runtime_consumer_lag"}
-            assert len(lags) >= 3 * 6 and set(lags.values()) == {0}  # every flow partition
+            flow_partitions = PARTITIONS * len(TOPICS)
+            assert len(lags) >= flow_partitions and set(lags.values()) == {0}
             assert lag_by_partition(kafka_flow.connection, "article-runtime-it") == {}
             assert total(got, "article_runtime_table_keys", table="hygiene_ladder") == len(ids)
             assert total(got, "article_runtime_ready") == 1
