@@ -51,7 +51,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
@@ -65,7 +65,7 @@ from streams.connection import KafkaConnection
 from streams.follow import ArticleOutcome
 from streams.local_kafka import local_broker
 from streams.settings import CALLS_IN_FLIGHT_ENV, RETENTION_ENV
-from streams.worker_process import WorkerProcess
+from streams.worker_process import WorkerProcess, total
 from tests.integration.stream_support import Flow
 from tests.llm_support import FALLBACK, FALLBACK_KEY, PRIMARY, PRIMARY_KEY, providers_yaml
 from tests.support.openai_server import ScriptedOpenAIServer, delayed, running_server
@@ -116,6 +116,8 @@ class Run:
     cpu_s: dict[str, float]
     retained: tuple[int, Snapshot, Snapshot] | None  # one worker only: idle RSS, before, after
     records: int | None = None  # produced to every topic, changelogs included (not in-process)
+    # per stage: (seconds from taking a message to its outputs confirmed, summed; messages)
+    stages: dict[str, tuple[float, float]] = field(default_factory=dict)
 
 
 def measure_in_process(args: argparse.Namespace, work: Path, base_url: str) -> Run:
@@ -168,6 +170,7 @@ def measure(
             profile = None if args.profile is None else args.profile / f"workers-{workers}.txt"
             with sampled(pid_of(running[0]), profile):
                 records_before = records_on_topics(broker.connection)
+                stages_before = stage_seconds(running)
                 cpu_before = cpu_now(running, broker.process)
                 started = time.monotonic()
                 f.publish_cases(measured)
@@ -178,6 +181,11 @@ def measure(
                 ids = [c.article_id for c in measured]
                 outcomes = f.follow(ids, timeout_s=600, on_settled=settled)
                 cpu = {k: v - cpu_before[k] for k, v in cpu_now(running, broker.process).items()}
+                stages = {
+                    name: (seconds - stages_before.get(name, (0.0, 0.0))[0],
+                           count - stages_before.get(name, (0.0, 0.0))[1])
+                    for name, (seconds, count) in stage_seconds(running).items()
+                }  # fmt: skip
                 records = quiet_records(broker.connection) - records_before
             after = snapshot(f, running[0]) if workers == 1 else None
         finally:
@@ -188,7 +196,26 @@ def measure(
     times = sorted(settled_at.values())
     wall = max(times) if times else float("nan")
     label = f"{workers} worker" + ("s" if workers > 1 else "")
-    return Run(label, workers, done, len(measured), wall, times, cpu, retained, records)
+    return Run(label, workers, done, len(measured), wall, times, cpu, retained, records, stages)
+
+
+def stage_seconds(workers: list[WorkerProcess]) -> dict[str, tuple[float, float]]:
+    """Per stage, over the workers: the seconds their messages took (from taking one to its
+    outputs confirmed) and how many there were, from each worker's /metrics."""
+    found: dict[str, tuple[float, float]] = {}
+    for worker in workers:
+        samples = worker.metrics()
+        stages = {dict(labels)["stage"] for (name, labels) in samples if name == STAGE_SUM}
+        for stage in stages:
+            seconds, count = found.get(stage, (0.0, 0.0))
+            found[stage] = (
+                seconds + total(samples, STAGE_SUM, stage=stage),
+                count + total(samples, STAGE_COUNT, stage=stage),
+            )
+    return found
+
+
+STAGE_SUM, STAGE_COUNT = "article_runtime_stage_seconds_sum", "article_runtime_stage_seconds_count"
 
 
 def quiet_records(connection: KafkaConnection, quiet_s: float = 2.0) -> int:
@@ -363,13 +390,22 @@ def print_side_by_side(runs: list[Run]) -> None:
     row("broker CPU/article (ms)", per_article("broker"))
     row("records/article", lambda r: "-" if r.records is None else f"{r.records / r.articles:.1f}")
     row("CPU/article / in-process", lambda r: f"{cpu_per_article(r) / cpu_per_article(base):.2f}")
+    for stage in sorted({name for r in runs for name in r.stages}):
+        row(f"{stage} s/message", lambda r, stage=stage: _per_message(r, stage))  # type: ignore[misc]
     row("CPU workers (s)", seconds("workers"))
     row("CPU broker (s)", seconds("broker"))
     row("CPU bench process (s)", seconds("bench"))
     row("our CPU / all cores", lambda r: f"{ours(r) / r.cpu_s['machine']:.0%}")
     row("machine CPU busy", lambda r: f"{r.cpu_s['machine busy'] / r.cpu_s['machine']:.0%}")
     print("(in-process: the same work in one process; its CPU is in the worker row. records: what")
-    print(" ingestion, the stages and the tables' changelogs wrote to the broker per article)")
+    print(" ingestion, the stages and the tables' changelogs wrote to the broker per article.")
+    print(" s/message: a stage's mean time from taking a message to its outputs confirmed; a")
+    print(" stage holding K messages at once takes at most K / that many a second)")
+
+
+def _per_message(run: Run, stage: str) -> str:
+    seconds, count = run.stages.get(stage, (0.0, 0.0))
+    return f"{seconds / count:.3f}" if count else "-"
 
 
 def throughput(run: Run) -> float:

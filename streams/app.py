@@ -61,6 +61,7 @@ def create_app(
     # Before anything touches ``app.topics`` or makes a queue: our consumer decides what is
     # committed, and resuming a running flow does not clear the agents' queues.
     transport = Transport(app.conf.broker_consumer, app)
+    transport.fetch_wait_ms = settings.fetch_wait_ms
     app.transport = transport
     app.flow_control = FlowControl()  # its events find the running loop when awaited
     topics = {t.name: raw_topic(app, t) for t in TOPICS}

@@ -65,6 +65,7 @@ FLOW_POLL_S = 0.05  # how often work that arrived while the flow was stopped che
 HELD_BACK_S = 60.0  # an offset owed this long while the flow runs is reported
 DROP_CHECK_S = 10.0  # a message seen dropped at two checks this far apart is read again
 RECOVERY_STALL_S = 45.0  # table recovery with nothing received this long exits the worker
+FETCH_MIN_BYTES = 64 * 1024  # what a fetch waits for (up to the fetch wait) before it returns
 # Fault injection for the tests, off unless set: "topic:partition:offset" of one message whose
 # first delivery to the agents is dropped, as Faust's fetcher sometimes does on its own.
 DROP_ONCE_ENV = "ARTICLE_RUNTIME_TEST_DROP_ONCE"
@@ -196,6 +197,16 @@ class ConsumerThread(faust_aiokafka.AIOKafkaConsumerThread):
     """The thread that owns the aiokafka consumer: registration, seeks and commits."""
 
     consumer: Consumer
+
+    def _create_worker_consumer(self, transport: Any) -> Any:
+        """Faust's consumer, fetching in batches: Faust leaves aiokafka's ``fetch_min_bytes``
+        at 1, so the broker answers each fetch as soon as one record is there, and a busy
+        worker spends more on fetching than on the records (make bench-stream). aiokafka reads
+        both settings when it starts its fetcher, after this."""
+        consumer = super()._create_worker_consumer(transport)
+        consumer._fetch_min_bytes = FETCH_MIN_BYTES
+        consumer._fetch_max_wait_ms = cast(Transport, transport).fetch_wait_ms
+        return consumer
 
     async def _fetch_records(
         self,
@@ -428,6 +439,8 @@ class Transport(faust_aiokafka.Transport):
     """The aiokafka transport, making our ``Consumer``; it owns the gate and the work."""
 
     Consumer: ClassVar[Any] = Consumer
+
+    fetch_wait_ms = 50  # the worker sets its own (``WorkerSettings.fetch_wait_ms``)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -19,9 +19,19 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from prometheus_client.parser import text_string_to_metric_families
+
 from streams.connection import KafkaConnection
 from streams.local_kafka import stop_process_group
 from streams.settings import APP_ID_ENV, WEB_HOST_ENV, WEB_PORT_ENV
+
+Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
+
+
+def total(samples: Samples, name: str, **labels: str) -> float:
+    """The sum of ``name``'s samples whose labels include ``labels``."""
+    wanted = set(labels.items())
+    return sum(v for (n, ls), v in samples.items() if n == name and wanted <= ls)
 
 
 class WorkerStartError(RuntimeError):
@@ -93,6 +103,17 @@ class WorkerProcess:
             raise
         except (urllib.error.URLError, ConnectionError, TimeoutError):
             return None
+
+    def metrics(self) -> Samples:
+        """The worker's Prometheus samples: ``(name, labels) -> value``."""
+        url = f"http://127.0.0.1:{self.web_port}/metrics"
+        with urllib.request.urlopen(url, timeout=5) as response:
+            text = response.read().decode()
+        return {
+            (s.name, frozenset(s.labels.items())): s.value
+            for family in text_string_to_metric_families(text)
+            for s in family.samples
+        }
 
     def kill(self) -> None:
         """SIGKILL: no shutdown, no commit: what a crashed node looks like to Kafka."""

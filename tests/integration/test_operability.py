@@ -6,19 +6,17 @@ from __future__ import annotations
 
 import json
 import time
-import urllib.request
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
-from prometheus_client.parser import text_string_to_metric_families
 
 from streams.follow import ArticleOutcome
 from streams.health import UNREACHABLE_AFTER_S
 from streams.logs import LOG_FORMAT_ENV, LOG_LEVEL_ENV
 from streams.topics import PARTITIONS, TOPICS
-from streams.worker_process import WorkerProcess
+from streams.worker_process import Samples, WorkerProcess, total
 from tests.integration.fault_scenarios import APP_ID, Watcher, _fault_flow, lag_by_partition
 from tests.integration.stream_support import Flow, eventually
 from tests.llm_support import FALLBACK, FALLBACK_KEY, PRIMARY, PRIMARY_KEY
@@ -28,23 +26,8 @@ from tests.support.stream_cases import make_articles, responder
 pytestmark = pytest.mark.kafka
 JSON_LOGS = {LOG_FORMAT_ENV: "json", LOG_LEVEL_ENV: "debug"}
 
-Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
-
-
 def scrape(worker: WorkerProcess) -> Samples:
-    url = f"http://127.0.0.1:{worker.web_port}/metrics"
-    with urllib.request.urlopen(url, timeout=5) as response:
-        text = response.read().decode()
-    return {
-        (s.name, frozenset(s.labels.items())): s.value
-        for family in text_string_to_metric_families(text)
-        for s in family.samples
-    }
-
-
-def total(samples: Samples, name: str, **labels: str) -> float:
-    wanted = set(labels.items())
-    return sum(v for (n, ls), v in samples.items() if n == name and wanted <= ls)
+    return worker.metrics()
 
 
 def by(samples: Samples, name: str, *keys: str) -> Counter[tuple[str, ...]]:

@@ -12,9 +12,12 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from mode.utils.queues import FlowControlQueue
 
+from streams.app import create_app
 from streams.commits import CommitGate
+from streams.connection import KafkaConnection
 from streams.consumer import (
     DROP_ONCE_ENV,
+    FETCH_MIN_BYTES,
     FlowControl,
     InFlightWork,
     drop_once_from,
@@ -22,6 +25,7 @@ from streams.consumer import (
     recovery_stalled,
     stamp,
 )
+from streams.settings import WorkerSettings
 
 
 def _stamped(epoch: int) -> Any:
@@ -146,3 +150,26 @@ def test_the_drop_once_switch_refuses_anything_else_clearly(value: str) -> None:
         spelled = value.rsplit(":", 2)
         assert topic == spelled[0] != ""
         assert (partition, offset) == (int(spelled[1]), int(spelled[2]))
+
+
+def test_the_worker_consumer_fetches_in_batches_of_its_settings() -> None:
+    """Faust leaves aiokafka answering each fetch at the first record; the worker's consumer
+    waits for ``FETCH_MIN_BYTES`` up to its fetch wait (what aiokafka's fetcher is built
+    from when it starts)."""
+
+    settings = WorkerSettings(KafkaConnection("127.0.0.1:9"), fetch_wait_ms=37)
+    w = create_app(settings, None)
+    thread = w.app.consumer._thread
+
+    async def made() -> tuple[int, int]:
+        client = thread._create_worker_consumer(w.app.transport)
+        try:
+            return client._fetch_min_bytes, client._fetch_max_wait_ms
+        finally:
+            await client.stop()
+
+    try:
+        assert asyncio.run(made()) == (FETCH_MIN_BYTES, 37)
+    finally:
+        thread.thread_loop.close()  # made with the thread, which never starts here
+    assert FETCH_MIN_BYTES > 1
