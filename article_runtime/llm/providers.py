@@ -65,7 +65,7 @@ class ProviderSpec(BaseModel):
     price_input_per_mtok: float = Field(default=0.0, ge=0)
     price_output_per_mtok: float = Field(default=0.0, ge=0)
     # json_schema repeats the output schema the prompt already carries (non-strict: 414 more
-    # hygiene tokens a call) but lifts the same-for-every-article prefix from 830 to 1244
+    # hygiene tokens a call) but lifts the same-for-every-article prefix from 699 to 1113
     # tokens, over the 1024 that OpenAI and Gemini need before they cache a prefix at a quarter
     # of the price: json_object sends fewer tokens and costs more (bench.context_tokens).
     response_format: Literal["json_schema", "json_object", "none"] = "json_schema"
