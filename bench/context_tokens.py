@@ -46,6 +46,15 @@ def priced_tokens(whole: int, prefix: int) -> float:
     return CACHED_PRICE_SHARE * cached + (whole - cached)
 
 
+def break_even_hits(more: tuple[int, int], fewer: tuple[int, int]) -> float:
+    """The share of calls served from a warm cache above which sending ``more`` tokens
+    (``(whole, prefix)``) costs less than sending ``fewer``: what the cache saves on the
+    longer prefix must pay for its extra tokens. Infinite when it never does."""
+    saved = (1 - CACHED_PRICE_SHARE) * (cached_tokens(more[1]) - cached_tokens(fewer[1]))
+    extra = more[0] - fewer[0]
+    return extra / saved if saved > 0 else float("inf")
+
+
 PREFIX = "fixed prefix, cacheable"
 
 
@@ -191,6 +200,13 @@ def tally(pages: Iterator[Page]) -> dict[str, list[float]]:
             rows.setdefault(f"price-weighted tokens, response_format {mode}", []).append(
                 priced_tokens(bare + extra, prefix + extra)
             )
+        # The price-weighted rows assume every call finds the prefix cached; this is the
+        # share of cached calls from which json_schema's longer prefix costs less.
+        rows.setdefault("json_schema cheaper from cache hits / calls of", []).append(
+            break_even_hits(
+                (bare + WIRE_SCHEMA_TOKENS, prefix + WIRE_SCHEMA_TOKENS), (bare, prefix)
+            )
+        )
     return rows
 
 
