@@ -200,10 +200,10 @@ def render_hygiene_context(candidates: CandidateSet) -> str:
         f"{published_at}{decisions.published_at or 'unknown'}",
         f"{source_url}{decisions.source_url or 'unknown'}",
         *_metadata_lines(candidates),
-        *attached.get(None, ()),
+        *attached.pop(None, ()),
     ]
     for block_id, line in _block_lines(candidates.blocks):
         lines.append(line)
-        if block_id is not None:
-            lines.extend(attached.get(block_id, ()))
+        if block_id is not None:  # taken once: a repeated block ID cannot repeat its items
+            lines.extend(attached.pop(block_id, ()))
     return "\n".join(lines)

@@ -204,6 +204,19 @@ def test_links_and_images_stand_under_the_block_they_belong_to(
     }
 
 
+def test_a_repeated_block_id_does_not_repeat_its_links_or_images() -> None:
+    twice = [
+        Block(id="b1", type="paragraph", text=t, container_id="c1", extractors=[])
+        for t in ("one", "two")
+    ]
+    link = LinkCandidate(id="l1", text="o", href="https://x.test/", block_id="b1", start=0)
+    image = ImageCandidate(id="i1", src="https://x.test/i.png", after_block_id="b1")
+    lines = render_hygiene_context(candidate_set(blocks=twice, links=[link], images=[image]))
+    owners = [_owner(line).removesuffix(":") for line in lines.split("\n")]
+    assert owners.count("l1") == owners.count("i1") == 1
+    assert owners.index("l1") == owners.index("b1") + 1
+
+
 def _read_item_line(line: str, *, parts_of: str = "") -> tuple[str, str, list[str]]:
     """A link or image line read the way the prompt's context_instructions say: ``id``,
     ``id words`` or ``id host: words``, a JSON string when the words open with a quote mark;
