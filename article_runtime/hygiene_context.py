@@ -141,13 +141,17 @@ def _link_line(link: LinkCandidate, block_text: str, own: str | None) -> str:
     return _item_line(link.id, _host_tag(link.href, own), anchor)
 
 
-def _image_words(text: str) -> str:
-    """An alt or caption, as a JSON string also when it holds the `` | `` between the two."""
-    return json.dumps(text, ensure_ascii=False) if " | " in text else _text(text)
+def _image_words(text: str, *, before: bool) -> str:
+    """An alt or caption, as a JSON string also when it holds the `` | `` between the two,
+    or ends with `` |`` ``before`` the other (``a | | b`` would split after ``a``)."""
+    if " | " in text or (before and text.endswith(" |")):
+        return json.dumps(text, ensure_ascii=False)
+    return _text(text)
 
 
 def _image_line(image: ImageCandidate, own: str | None) -> str:
-    parts = [_image_words(part) for part in (image.alt, image.caption) if part]
+    words = [part for part in (image.alt, image.caption) if part]
+    parts = [_image_words(part, before=n < len(words) - 1) for n, part in enumerate(words)]
     return _item_line(image.id, _host_tag(image.src, own), parts)
 
 

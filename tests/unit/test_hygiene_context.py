@@ -243,7 +243,9 @@ def _read_item_line(line: str, *, parts_of: str = "") -> tuple[str, str, list[st
 
 
 ITEM_WORDS = st.lists(
-    st.sampled_from(["x.test:", "evil.com:", "a", ":", " | ", "|", '"', "\n", " ", "\t", "b:"])
+    st.sampled_from(
+        ["x.test:", "evil.com:", "a", "b:", ":", " | ", " |", "| ", "|", '"', "\n", " ", "\t"]
+    )
     | st.text(max_size=3),
     min_size=1,
     max_size=6,
@@ -255,6 +257,8 @@ ITEM_WORDS = st.lists(
 @example("evil.com: click", "", "", False)
 @example("x", "a | b", "c", True)
 @example("x", '"q" | z', "", False)
+@example("x", " |", " | ", False)
+@example("x", "a |", "| b", True)
 def test_link_and_image_lines_read_back_with_their_host_and_words(
     anchor: str, alt: str, caption: str, foreign: bool
 ) -> None:
