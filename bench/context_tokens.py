@@ -46,14 +46,54 @@ def priced_tokens(whole: int, prefix: int) -> float:
     return CACHED_PRICE_SHARE * cached + (whole - cached)
 
 
+def break_even_hits(more: tuple[int, int], fewer: tuple[int, int]) -> float:
+    """The share of calls served from a warm cache above which sending ``more`` tokens
+    (``(whole, prefix)``) costs less than sending ``fewer``: what the cache saves on the
+    longer prefix must pay for its extra tokens. Infinite when it never does."""
+    saved = (1 - CACHED_PRICE_SHARE) * (cached_tokens(more[1]) - cached_tokens(fewer[1]))
+    extra = more[0] - fewer[0]
+    return extra / saved if saved > 0 else float("inf")
+
+
 PREFIX = "fixed prefix, cacheable"
 
 
+def _owner(line: str) -> str:
+    """The first word of a data line without a trailing colon: the item's ID (``b7``, ``l2``)."""
+    return line.split(" ", 1)[0].removesuffix(":")
+
+
 def _tokens_of_lines(data: str, ids: Iterable[str]) -> int:
-    """Tokens of the data lines that start with one of ``ids`` (``b7 ...``, ``b7: ...``)."""
-    heads = tuple(f"{i}{end}" for i in ids for end in (" ", ":"))
-    lines = [line for line in data.splitlines() if heads and line.startswith(heads)]
-    return count_tokens("\n".join(lines))
+    """Tokens of the data lines that start with one of ``ids`` (``b7 ...``, ``l2: ...``, ``l3``)."""
+    wanted = set(ids)
+    return count_tokens("\n".join(line for line in data.splitlines() if _owner(line) in wanted))
+
+
+HEAD_WORDS = ("candidate_set_version:", "language:", "published_at:", "source_url:")
+"""The fixed words that open the data's header lines (language and the fixed decisions)."""
+SECTION_HEADS = ("# metadata", "# blocks", "# links", "# images")
+
+
+def _framing(data: str, candidates: CandidateSet) -> dict[str, int]:
+    """Tokens of the data that are not the article's text: header lines, section heads, and
+    of the link and image lines, the part before their text (ID, block, host)."""
+    lines = data.splitlines()
+    texts = {b.id: b.text for b in candidates.blocks}
+    anchors = [ln.text for ln in candidates.links if ln.text != texts.get(ln.block_id)]
+    words = [part for im in candidates.images for part in (im.alt, im.caption) if part]
+    links = _tokens_of_lines(data, (ln.id for ln in candidates.links))
+    images = _tokens_of_lines(data, (im.id for im in candidates.images))
+    return {
+        "data: header lines": count_tokens(
+            "\n".join(line for line in lines if line.startswith(HEAD_WORDS))
+        ),
+        "data: section heads": count_tokens(
+            "\n".join(line for line in lines if line in SECTION_HEADS)
+        ),
+        "data: links, anchors shown": count_tokens("\n".join(anchors)),
+        "data: links, ID, block and host": links - count_tokens("\n".join(anchors)),
+        "data: images, ID, block and host": images - count_tokens("\n".join(words)),
+    }
 
 
 LINK_LIST_SHARE = 0.7
@@ -89,11 +129,18 @@ def parts(candidates: CandidateSet) -> dict[str, int]:
     runs = [line for line in data.splitlines() if line.startswith("[")]
     answer = messages[0]["content"].split("# Answer format\n", 1)[-1]
     link_lists, repeated = _block_line_ids(candidates)
-    return {
+    fixed = {
         "fixed: rules": count_tokens("\n".join(SPEC.common_rules)),
         "fixed: responsibility": count_tokens(SPEC.responsibility),
         "fixed: answer format and schema": count_tokens(answer),
         "fixed: context instructions": count_tokens(SPEC.context_instructions),
+    }
+    # The rest of what is the same for every article: headings, rule numbers, the versions
+    # line, the fence and the final request (after the data, so outside the cached prefix).
+    rest = count_tokens(prefix) + count_tokens(SPEC.final_request) - sum(fixed.values())
+    return {
+        **fixed,
+        "fixed: headings, versions, fence, final request": rest,
         f"fixed: response_format schema ({DEFAULT_RESPONSE_FORMAT})": RESPONSE_FORMAT_TOKENS,
         PREFIX: count_tokens(prefix) + RESPONSE_FORMAT_TOKENS,
         "data": count_tokens(data),
@@ -108,6 +155,7 @@ def parts(candidates: CandidateSet) -> dict[str, int]:
         ),
         "data: links": _tokens_of_lines(data, (link.id for link in candidates.links)),
         "data: images": _tokens_of_lines(data, (image.id for image in candidates.images)),
+        **_framing(data, candidates),
         "whole context": count_tokens(whole) + RESPONSE_FORMAT_TOKENS,
     }
 
@@ -152,6 +200,13 @@ def tally(pages: Iterator[Page]) -> dict[str, list[float]]:
             rows.setdefault(f"price-weighted tokens, response_format {mode}", []).append(
                 priced_tokens(bare + extra, prefix + extra)
             )
+        # The price-weighted rows assume every call finds the prefix cached; this is the
+        # share of cached calls from which json_schema's longer prefix costs less.
+        rows.setdefault("json_schema cheaper from cache hits / calls of", []).append(
+            break_even_hits(
+                (bare + WIRE_SCHEMA_TOKENS, prefix + WIRE_SCHEMA_TOKENS), (bare, prefix)
+            )
+        )
     return rows
 
 

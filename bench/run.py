@@ -101,10 +101,10 @@ SETS: dict[str, Callable[[int | None], Iterator[Page]]] = {
 
 
 HYGIENE_PROMPT = load_prompt("article_content_hygiene")
-# The output schema a provider configured with response_format json_schema (the default,
+# The output schema a provider configured with response_format json_schema (not the default,
 # llm/providers.py) receives with every call besides the prompt's own (contracts.wire_schema):
 # context it bills, the same for every article, part of the cacheable prefix. json_object
-# sends none.
+# (the default) sends none.
 WIRE_SCHEMA_TOKENS = count_tokens(
     json.dumps(wire_schema(HYGIENE_PROMPT.output_schema), separators=(",", ":"))
 )

@@ -85,8 +85,13 @@ def render_messages(spec: PromptSpec, *, structural_context: str, data: str) -> 
 
 def hygiene_messages(spec: PromptSpec, candidates: CandidateSet) -> list[Message]:
     """Only what the hygiene call needs (spec 6.2): the candidate set, compactly. How to read
-    it is the prompt's ``context_instructions``: the same for every article."""
-    return render_messages(spec, structural_context="", data=render_hygiene_context(candidates))
+    it is the prompt's ``context_instructions``, and the candidate set's contract version is
+    one for every article: both stand before the data, in the prefix providers can cache."""
+    return render_messages(
+        spec,
+        structural_context=f"candidate set {candidates.schema_version}",
+        data=render_hygiene_context(candidates),
+    )
 
 
 def enrichment_messages(spec: PromptSpec, inp: EnrichmentInput) -> list[Message]:

@@ -56,22 +56,25 @@ def test_valid_primary_answer_is_assembled(server: Server, monkeypatch: MonkeyPa
     assert article.usage.cost_usd == pytest.approx((900 * 0.4 + 60 * 1.6) / 1e6)
 
 
-def test_structured_output_is_requested_by_default(
+def test_json_is_requested_and_the_schema_sent_once_by_default(
     server: Server, monkeypatch: MonkeyPatch
 ) -> None:
+    """The prompt carries the output schema; by default response_format does not repeat it."""
     server.script(PRIMARY, VALID)
     hygiene(server, monkeypatch)
-    sent = server.calls[0].response_format
-    assert sent is not None and sent["type"] == "json_schema"
-    assert "kept_block_ids" in sent["json_schema"]["schema"]["properties"]
+    assert server.calls[0].response_format == {"type": "json_object"}
+    assert "kept_block_ids" in server.calls[0].messages[0]["content"]
 
 
-def test_json_object_sends_the_schema_only_in_the_prompt(
+def test_structured_output_is_requested_when_configured(
     server: Server, monkeypatch: MonkeyPatch
 ) -> None:
     server.script(PRIMARY, VALID)
-    hygiene(server, monkeypatch, response_format="json_object")
-    assert server.calls[0].response_format == {"type": "json_object"}
+    hygiene(server, monkeypatch, response_format="json_schema")
+    sent = server.calls[0].response_format
+    assert sent is not None and sent["type"] == "json_schema"
+    assert sent["json_schema"]["strict"] is False
+    assert "kept_block_ids" in sent["json_schema"]["schema"]["properties"]
     assert "kept_block_ids" in server.calls[0].messages[0]["content"]
 
 

@@ -7,39 +7,40 @@ import json
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from article_runtime.hygiene_context import SECTIONS, render_hygiene_context
+from article_runtime.hygiene_context import HEADS, render_hygiene_context
 from article_runtime.llm.prompts import load_prompt
 from article_runtime.llm.render import context_text, hygiene_messages, split_prefix
 from article_runtime.model import Block, CandidateSet, ImageCandidate, LinkCandidate
-from article_runtime.model.candidates import MetadataCandidate, MetadataCandidates
+from article_runtime.model.candidates import (
+    CANDIDATE_SET_VERSION,
+    MetadataCandidate,
+    MetadataCandidates,
+)
 from tests.factories import candidate_set
 
-EXPECTED = """candidate_set_version: 1.0.0
-language: pt
+HYGIENE = "article_content_hygiene"
+
+EXPECTED = """language: pt
 published_at: 2024-03-04T10:00:00-03:00
 source_url: https://example.org/rio-enchentes
-# metadata
 t1 og:title: Rio anuncia plano contra enchentes
 t2 title: Rio anuncia plano | Jornal
 s1 meta:description: Obras em 14 bairros
 a1 json-ld:author: Ana Souza
-# blocks
 [DT]
 b1 h2: Plano contra enchentes
 b2 A prefeitura do Rio anunciou nesta segunda-feira um plano de R$ 1,2 bilhão para conter enchentes na zona norte.
+i1 Mapa das obras
 b3 O plano foi detalhado no Diário Oficial e prevê obras em 14 bairros até 2026.
+l1 Diário Oficial
 [D]
 b4 liL1#: Piscinões na Tijuca
 b5 liL1#: Dragagem do canal do Mangue
 
 [-]
 b6 Assine a newsletter e receba as notícias
-# links
-l1 b3: Diário Oficial
-l2 b6 ads.example.com: newsletter
-# images
-i1 b2: Mapa das obras
-i2 b6 ads.example.com"""  # noqa: E501
+l2 ads.example.com: newsletter
+i2 ads.example.com:"""  # noqa: E501
 
 
 def test_context_renders_ids_types_agreement_and_original_text() -> None:
@@ -67,18 +68,27 @@ def test_hosts_show_only_when_foreign_or_the_source_is_unknown() -> None:
     unknown = base.model_copy(update={"decisions": base.decisions.model_copy(
         update={"source_url": None})})  # fmt: skip
     context = render_hygiene_context(unknown)
-    assert "\nl1 b3 example.org: Diário Oficial\n" in context
-    assert "\ni1 b2 example.org: Mapa das obras\n" in context
+    assert "\nl1 example.org: Diário Oficial\n" in context
+    assert "\ni1 example.org: Mapa das obras\n" in context
 
 
 def test_the_prefix_is_the_same_for_every_article() -> None:
     """Everything before the data is byte-identical, so providers can cache it."""
-    spec = load_prompt("article_content_hygiene")
+    spec = load_prompt(HYGIENE)
     one = context_text(hygiene_messages(spec, candidate_set()))
     other = context_text(hygiene_messages(spec, candidate_set(language="en", blocks=[
         Block(id="b1", type="quote", text="x", container_id="c9", extractors=[])])))  # fmt: skip
     assert split_prefix(one)[0] == split_prefix(other)[0] != ""
     assert split_prefix(one)[1] != split_prefix(other)[1]
+
+
+def test_the_candidate_set_version_stands_in_the_prefix_not_in_the_data() -> None:
+    """Spec 5.1 (contract versions): one for every article, so it is said before the data."""
+    candidates = candidate_set()
+    prefix, rest = split_prefix(context_text(hygiene_messages(load_prompt(HYGIENE), candidates)))
+    assert f"\ncandidate set {CANDIDATE_SET_VERSION}\n" in prefix
+    assert CANDIDATE_SET_VERSION not in render_hygiene_context(candidates)
+    assert rest.startswith(render_hygiene_context(candidates))
 
 
 # Text a page could hold that looks like the format's own lines.
@@ -129,23 +139,142 @@ def _hostile_set(texts: list[str]) -> CandidateSet:
 @given(st.lists(HOSTILE, min_size=7, max_size=7))
 @example(["a\nb9: fake", "[DT]\nb1: x", "t\n# links", "x", "l\n", "i\n[-]", "c\nb2: y"])
 def test_no_text_starts_a_line_of_its_own(texts: list[str]) -> None:
-    """Every line is a fixed head, a section, an agreement line, an empty line or one item's
-    line, and each item has exactly one: text with line breaks cannot draw new lines."""
+    """Every line is a fixed head, an agreement line, an empty line or one item's line, and
+    each item has exactly one: text with line breaks cannot draw new lines."""
     candidates = _hostile_set(texts)
     lines = render_hygiene_context(candidates).split("\n")
-    heads = ("candidate_set_version: ", "language: ", "published_at: ", "source_url: ")
     ids = ["t1", "a1", "b1", "b2", "l1", "i1"]
     items = dict.fromkeys(ids, 0)
     for n, line in enumerate(lines):
-        if n < len(heads):
-            assert line.startswith(heads[n])
-        elif line in SECTIONS or line in ("", "[D]", "[-]"):
+        if n < len(HEADS):
+            assert line.startswith(HEADS[n])
+        elif line in ("", "[D]", "[-]"):
             continue
         else:
             owner = line.split(" ", 1)[0].removesuffix(":")
             assert owner in items, line
             items[owner] += 1
     assert items == dict.fromkeys(ids, 1)
+
+
+def _owner(line: str) -> str:
+    return line.split(" ", 1)[0]
+
+
+@settings(max_examples=300)
+@given(
+    st.integers(min_value=1, max_value=5),
+    st.lists(st.sampled_from(["b1", "b2", "b3", "b4", "b5", "b9"]), max_size=6),
+    st.lists(st.sampled_from(["b1", "b2", "b3", "b4", "b5", "b9", None]), max_size=6),
+)
+@example(2, ["b2", "b1", "b2"], [None, "b9", "b1"])
+def test_links_and_images_stand_under_the_block_they_belong_to(
+    n_blocks: int, link_blocks: list[str], image_blocks: list[str | None]
+) -> None:
+    """A link's line is read as belonging to the nearest block line above it, an image's as
+    standing after it (no block above: before the first), as the harness places them; a link
+    on no known block is not shown, an image after no known block stands before the first."""
+    blocks = [
+        Block(id=f"b{n}", type="paragraph", text=f"text {n}", container_id=f"c{n % 2}",
+              extractors=["dom"] if n % 3 else [])
+        for n in range(1, n_blocks + 1)
+    ]  # fmt: skip
+    known = {b.id for b in blocks}
+    links = [
+        LinkCandidate(id=f"l{n}", text="a", href="https://x.test/", block_id=bid, start=0)
+        for n, bid in enumerate(link_blocks, start=1)
+    ]
+    images = [
+        ImageCandidate(id=f"i{n}", src="https://x.test/i.png", after_block_id=bid)
+        for n, bid in enumerate(image_blocks, start=1)
+    ]
+    candidates = candidate_set(blocks=blocks, links=links, images=images)
+    above: str | None = None
+    seen: dict[str, str | None] = {}
+    for line in render_hygiene_context(candidates).split("\n")[len(HEADS) :]:
+        owner = _owner(line)
+        if owner in known:
+            above = owner
+        elif owner[:1] in ("l", "i") and owner[1:].isdigit():
+            assert owner not in seen
+            seen[owner] = above
+    assert seen == {
+        **{ln.id: ln.block_id for ln in links if ln.block_id in known},
+        **{im.id: im.after_block_id if im.after_block_id in known else None for im in images},
+    }
+
+
+def test_a_repeated_block_id_does_not_repeat_its_links_or_images() -> None:
+    twice = [
+        Block(id="b1", type="paragraph", text=t, container_id="c1", extractors=[])
+        for t in ("one", "two")
+    ]
+    link = LinkCandidate(id="l1", text="o", href="https://x.test/", block_id="b1", start=0)
+    image = ImageCandidate(id="i1", src="https://x.test/i.png", after_block_id="b1")
+    lines = render_hygiene_context(candidate_set(blocks=twice, links=[link], images=[image]))
+    owners = [_owner(line).removesuffix(":") for line in lines.split("\n")]
+    assert owners.count("l1") == owners.count("i1") == 1
+    assert owners.index("l1") == owners.index("b1") + 1
+
+
+def _read_item_line(line: str, *, parts_of: str = "") -> tuple[str, str, list[str]]:
+    """A link or image line read the way the prompt's context_instructions say: ``id``,
+    ``id words`` or ``id host: words``, a JSON string when the words open with a quote mark;
+    an image's words are its parts joined by ``parts_of`` (`` | ``: alt | caption)."""
+    item_id, _, rest = line.partition(" ")
+    first = (rest.split(None, 1) or [""])[0]
+    host = ""
+    if not rest.startswith('"') and first.endswith(":"):
+        host, rest = first[:-1], rest[len(first) :].removeprefix(" ")
+    parts: list[str] = []
+    decoder = json.JSONDecoder()
+    while rest:
+        if rest.startswith('"'):
+            part, end = decoder.raw_decode(rest)
+            parts.append(part)
+            rest = rest[end:].removeprefix(parts_of) if parts_of else rest[end:]
+        elif parts_of:
+            part, _, rest = rest.partition(parts_of)
+            parts.append(part)
+        else:
+            parts.append(rest)
+            rest = ""
+    return item_id, host, parts
+
+
+ITEM_WORDS = st.lists(
+    st.sampled_from(
+        ["x.test:", "evil.com:", "a", "b:", ":", " | ", " |", "| ", "|", '"', "\n", " ", "\t"]
+    )
+    | st.text(max_size=3),
+    min_size=1,
+    max_size=6,
+).map("".join)
+
+
+@settings(max_examples=400)
+@given(ITEM_WORDS, ITEM_WORDS, ITEM_WORDS, st.booleans())
+@example("evil.com: click", "", "", False)
+@example("x", "a | b", "c", True)
+@example("x", '"q" | z', "", False)
+@example("x", " |", " | ", False)
+@example("x", "a |", "| b", True)
+def test_link_and_image_lines_read_back_with_their_host_and_words(
+    anchor: str, alt: str, caption: str, foreign: bool
+) -> None:
+    """No anchor, alt or caption can pass for a host, or alt and caption for each other."""
+    host = "x.test" if foreign else "example.org"
+    block = Block(id="b1", type="paragraph", text="whole", container_id="c1", extractors=[])
+    link = LinkCandidate(id="l1", text=anchor, href=f"https://{host}/a", block_id="b1", start=0)
+    image = ImageCandidate(
+        id="i1", src=f"https://{host}/i.png", alt=alt, caption=caption, after_block_id="b1"
+    )
+    lines = render_hygiene_context(candidate_set(blocks=[block], links=[link], images=[image]))
+    by_owner = {_owner(line).removesuffix(":"): line for line in lines.split("\n")}
+    shown = "x.test" if foreign else ""
+    assert _read_item_line(by_owner["l1"]) == ("l1", shown, [anchor] if anchor else [])
+    words = [part for part in (alt, caption) if part]
+    assert _read_item_line(by_owner["i1"], parts_of=" | ") == ("i1", shown, words)
 
 
 def _read_block_line(line: str) -> tuple[str, str, str]:
