@@ -4,7 +4,7 @@ flow control that does not drop what it handed out."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, cast
 
 from faust.types import TP
 from faust.types.tuples import ConsumerMessage
@@ -18,6 +18,7 @@ from streams.connection import KafkaConnection
 from streams.consumer import (
     DROP_ONCE_ENV,
     FETCH_MIN_BYTES,
+    Consumer,
     FlowControl,
     InFlightWork,
     drop_once_from,
@@ -159,7 +160,7 @@ def test_the_worker_consumer_fetches_in_batches_of_its_settings() -> None:
 
     settings = WorkerSettings(KafkaConnection("127.0.0.1:9"), fetch_wait_ms=37)
     w = create_app(settings, None)
-    thread = w.app.consumer._thread
+    thread = cast(Consumer, w.app.consumer)._thread
 
     async def made() -> tuple[int, int]:
         client = thread._create_worker_consumer(w.app.transport)
