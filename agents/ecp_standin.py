@@ -15,9 +15,11 @@ import faust
 from streams.records import now
 from streams.settings import StandInEntity
 from streams.topics import ARTICLE_ASSEMBLED, ECP_VERDICT
-from streams.wiring import Emit, Event, Wiring
+from streams.window import InFlight
+from streams.wiring import Emit, Event, Wiring, manual_acks
 
 CLASSIFIER_VERSION = "local-stand-in (not ECP): approves everything"
+VERDICTS_IN_FLIGHT = 64
 
 
 def standin_verdict(assembled: dict[str, Any], entity: StandInEntity) -> Emit:
@@ -38,4 +40,10 @@ def register(w: Wiring, entity: StandInEntity) -> None:
 
     @w.app.agent(w.topic(ARTICLE_ASSEMBLED), name="ecp_standin")
     async def ecp_standin(stream: faust.StreamT[bytes]) -> None:
-        await w.consume(stream, "enrichment", handle)
+        # Many verdicts on their way to the broker at once, as a classifier service would
+        # answer: one at a time, each waiting for its acknowledgement, it held the whole flow
+        # to one round trip per article.
+        manual = manual_acks(stream)
+        window = InFlight(VERDICTS_IN_FLIGHT, manual.ack)
+        async for event in manual.events():
+            await window.submit(event, w.process(event, "enrichment", handle))

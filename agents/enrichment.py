@@ -331,6 +331,18 @@ class EnrichmentJoin:
         return {**outcome, "version": state["version"]}
 
 
+def concerns_join(event: dict[str, Any]) -> bool:
+    """Whether a compensation event can change the join: an operator's enrichment redrive, or a
+    versioned terminal event of the hygiene stages (a newer version that ended there)."""
+    ends_hygiene = event["kind"] == "terminal" and event["stage"] not in NOT_HYGIENE
+    return is_redrive(event) or (ends_hygiene and event.get("version") is not None)
+
+
+def _concerns(w: Wiring, event: Event) -> bool:
+    record = w.decode(event)
+    return not isinstance(record, Emit) and concerns_join(record)
+
+
 def is_redrive(event: dict[str, Any]) -> bool:
     """An operator's redrive of an enrichment terminal (``streams.redrive``): the one
     fallback event the enrichment stage has."""
@@ -408,6 +420,9 @@ def register(w: Wiring) -> None:
         manual = cast(faust.Stream[bytes], stream).noack()  # StreamT does not declare it
         window = InFlight(w.settings.calls_in_flight, manual.ack)
         async for event in manual.events():
+            if event.message.topic == ARTICLE_COMPENSATION.name and not _concerns(w, event):
+                await manual.ack(event)  # says nothing to the join: no place in the window
+                continue
             table.expire(event.message.partition, w.settings.retention_s)
             if event.message.topic == ARTICLE_COMPENSATION.name:
                 await window.submit(event, watched(event))

@@ -250,5 +250,18 @@ def register(w: Wiring) -> None:
         manual = manual_acks(stream)
         window = InFlight(w.settings.calls_in_flight, manual.ack)
         async for event in manual.events():
+            if not _may_concern(w, event):
+                await manual.ack(event)  # another stage's event: nothing to do here
+                continue
             ladder_table.expire(event.message.partition, w.settings.retention_s)
             await window.submit(event, w.process(event, "hygiene", handle))
+
+
+def _may_concern(w: Wiring, event: Event) -> bool:
+    """Every ingested page does; of the compensation events, only redrives of a hygiene
+    terminal and values that do not decode (this stage turns those into terminal events).
+    The rest take no place in the window, where pages wait for their models."""
+    if event.message.topic != ARTICLE_COMPENSATION.name:
+        return True
+    record = w.decode(event)
+    return isinstance(record, Emit) or is_hygiene_redrive(record)

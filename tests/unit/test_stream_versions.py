@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from agents.candidates import candidates_of
 from agents.ecp_standin import standin_verdict
-from agents.enrichment import EnrichmentJoin, stored_result
+from agents.enrichment import EnrichmentJoin, concerns_join, stored_result
 from agents.hygiene import HygieneLadder
 from agents.ladder import ladder_emits
 from agents.versions import Version, compared, rank
@@ -339,11 +339,13 @@ def test_a_newer_version_that_ended_in_hygiene_closes_the_join_for_older_ones() 
     assert join.table[ARTICLE_ID]["version"] == v(11)
     # Fallbacks, enrichment's own events and events without a version say nothing.
     state = copy.deepcopy(join.table)
+    assert concerns_join(ended)
     for other in (
         {**ended, "kind": "fallback", "next_attempt": "deterministic", "version": v(12)},
         {**ended, "stage": "enrichment", "version": v(12)},
         {**ended, "version": None},
     ):
+        assert not concerns_join(other)  # the agent acks it without asking the join
         join.deliver(ARTICLE_COMPENSATION.name, other)
     assert join.table == state
 
