@@ -17,14 +17,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any, cast
 
 import faust
 
 from agents.versions import label, version_of
+from streams.coalesced import Coalesced
 from streams.codec import CodecError
+from streams.consumer import epoch_of
 from streams.routing import partition_count
 from streams.topics import (
     ARTICLE_ASSEMBLED,
@@ -149,29 +151,40 @@ def register(w: Wiring) -> None:
     @w.app.agent(w.topic(*TOPICS), name="ledger")
     async def ledger(stream: faust.StreamT[bytes]) -> None:
         manual = cast(faust.Stream[bytes], stream).noack()  # StreamT does not declare it
-        # Changes are made here, in order; only the waits for the broker to confirm them run
-        # side by side, and each message is acked once its own changes are confirmed.
+        # Changes are made here, in order; writing and confirming them runs side by side, at
+        # most one record in flight per key (``streams.coalesced``), and each message is acked
+        # once a confirmed record holds each of its changes.
         window = InFlight(CONFIRMS_IN_FLIGHT, manual.ack)
+        lineage = Coalesced(status, status.confirmed)
+        counts = Coalesced(counters, counters.confirmed)
+        epoch: int | None = None
         async for event in manual.events():
             message = event.message
+            if epoch_of(message) != epoch:  # a new assignment: what the old one left unwritten
+                lineage.forget()  # is redone by the partitions' next owners
+                counts.forget()
+                epoch = epoch_of(message)
             status.expire(message.partition, w.settings.retention_s)
             entry, names = describe(w, message.topic, message.value or b"", message.offset)
             key = (message.key or b"").decode("utf-8", errors="replace")
             at = datetime.fromtimestamp(message.timestamp, UTC).isoformat()
-            confirmations = []
+            waits = []
             # A message off its key's partition (an outside producer with another partitioner,
             # which the stages end as misrouted_key) gets no lineage entry: written here it
             # would sit on the wrong partition's changelog, where expiry never looks.
             partitions = partition_count(w.app, BY_NAME[message.topic], w.settings.partitions)
             if partition_of(key, partitions) == message.partition:
-                status[key] = updated(status.get(key), message.topic, entry, at)
-                confirmations.append(status.confirmed(key))
-            bumped = [f"{message.partition}/{name}" for name in names]
-            for counter in bumped:
-                counters[counter] = counters.get(counter, 0) + 1
-            confirmations += map(counters.confirmed, bumped)
-            await window.submit(event, _all(confirmations))
+                waits.append(lineage.set(key, updated(lineage.get(key), message.topic, entry, at)))
+            for name in names:
+                counter = f"{message.partition}/{name}"
+                waits.append(counts.set(counter, counts.get(counter, 0) + 1))
+            await window.submit(event, _durable(w, message, waits))
 
 
-async def _all(waits: list[Coroutine[Any, Any, None]]) -> None:
-    await asyncio.gather(*waits)
+async def _durable(w: Wiring, message: Any, waits: list[Callable[[], Awaitable[None]]]) -> None:
+    """As any stage's work: a revoked partition's writes stop before the partition moves."""
+    await w.work.run(message, _all(waits))
+
+
+async def _all(waits: list[Callable[[], Awaitable[None]]]) -> None:
+    await asyncio.gather(*(wait() for wait in waits))
