@@ -60,7 +60,7 @@ def fence(data: str) -> str:
 def render_messages(spec: PromptSpec, *, structural_context: str, data: str) -> list[Message]:
     """System then user message; everything before the data is the same for every article
     of one prompt version, so providers can cache it as a prefix."""
-    rules = "\n".join(f"{n}. {text}" for n, text in enumerate(spec.common_rules, start=1))
+    rules = "\n".join(spec.common_rules)  # one a line: numbers would add two tokens each
     schema = schema_text(contracts.load_schema(spec.output_schema))
     system = "\n\n".join(
         [
@@ -69,10 +69,7 @@ def render_messages(spec: PromptSpec, *, structural_context: str, data: str) -> 
             f"# Answer format\n{spec.output_instructions}\n{schema}",
         ]
     )
-    versions = (
-        f"prompt {spec.name} {spec.version}; output schema {spec.output_schema} "
-        f"{spec.schema_version}"
-    )
+    versions = f"prompt {spec.name} {spec.version}; output schema {spec.schema_version}"
     user = "\n\n".join(
         [
             f"# Context\n{spec.context_instructions}\n{versions}\n{structural_context}".rstrip(),
