@@ -10,8 +10,9 @@ up to about the whole (a token can span two parts' boundary).
 from __future__ import annotations
 
 import argparse
+import math
 import statistics
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 from article_runtime.candidates import build_candidates
 from article_runtime.candidates.decode import decode_html
@@ -56,6 +57,28 @@ def break_even_hits(more: tuple[int, int], fewer: tuple[int, int]) -> float:
 
 
 PREFIX = "fixed prefix, cacheable"
+TARGETS = (0.10, 0.095)
+"""Medians of whole/HTML the fixed-part budget rows solve for (issue 13 section 2: 10%, and
+the margin aimed at on wcxb)."""
+
+
+def fixed_budget(variable: Sequence[float], html: Sequence[float], target: float) -> int:
+    """The most tokens the part sent the same for every article may have for the median of
+    whole/HTML (``(fixed + variable) / html`` per article) to stay at or under ``target``,
+    with each article's own part as it is; negative when not even an empty prompt gets
+    there. What trimming the prompt can still buy, and what it cannot."""
+    if not variable:
+        return 0
+
+    def median_at(fixed: int) -> float:
+        return statistics.median((fixed + v) / h for v, h in zip(variable, html, strict=True))
+
+    low = -math.ceil(max(variable)) - 1  # every ratio <= 0 < target (target > 0)
+    high = math.ceil(target * max(html)) + 1  # every ratio > target
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (middle, high) if median_at(middle) <= target else (low, middle)
+    return low
 
 
 def _owner(line: str) -> str:
@@ -185,6 +208,16 @@ def tally(pages: Iterator[Page]) -> dict[str, list[float]]:
         rows.setdefault("(fixed prefix + block text) / HTML", []).append(
             (counted[PREFIX] + counted["data: block text"]) / html
         )
+        # The article's own text (the benchmark's truth): what the model must read whatever
+        # the format, so the prompt plus it alone is as low as the ratio could go.
+        if page.truth:
+            article = count_tokens(page.truth)
+            rows.setdefault("article text (truth) / block text", []).append(
+                article / max(1, counted["data: block text"])
+            )
+            rows.setdefault("(fixed prefix + article text) / HTML, the ideal", []).append(
+                (counted[PREFIX] + article) / html
+            )
         rows.setdefault("pages with whole <= 10% of HTML", []).append(
             float(counted["whole context"] <= 0.1 * html)
         )
@@ -207,6 +240,10 @@ def tally(pages: Iterator[Page]) -> dict[str, list[float]]:
                 (bare + WIRE_SCHEMA_TOKENS, prefix + WIRE_SCHEMA_TOKENS), (bare, prefix)
             )
         )
+    variable = [w - f for w, f in zip(rows["whole context"], rows[PREFIX], strict=True)]
+    for target in TARGETS:
+        budget = fixed_budget(variable, rows["raw HTML"], target)
+        rows[f"fixed prefix that gives a median whole of {target:.3f} of HTML"] = [budget]
     return rows
 
 
@@ -216,18 +253,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sets", default="wcxb,aeb", help="comma-separated set names")
     args = parser.parse_args(argv)
     results = {name: tally(SETS[name](args.limit)) for name in args.sets.split(",")}
-    labels = list(next(iter(results.values())))
+    labels = list(dict.fromkeys(label for rows in results.values() for label in rows))
     width = max(map(len, labels))
     print(f"{'median per article':<{width}} | " + " | ".join(f"{n:>7}" for n in results))
     for label in labels:
         average = statistics.fmean if label.startswith("pages") else statistics.median
-        cells = [average(rows.get(label) or [0.0]) for rows in results.values()]
+        cells = [average(rows[label]) if rows.get(label) else None for rows in results.values()]
         share = "/" in label or label.startswith("pages")
-        shown = (f"{c:>7.3f}" if share else f"{c:>7.0f}" for c in cells)
+        shown = ("    n/a" if c is None else f"{c:>7.3f}" if share else f"{c:>7.0f}" for c in cells)
         print(f"{label:<{width}} | " + " | ".join(shown))
     print(
         f"tokens: {TOKENIZER}; each part counted alone; fixed = the same for every article; "
-        "medians per article, but 'pages with' is a share of the set's pages; price-weighted: "
+        "medians per article, but 'pages with' is a share of the set's pages and 'fixed prefix "
+        "that gives' solves for the set's median (each article's own part as it is; negative: "
+        "out of reach); truth: the benchmark's article text (n/a: none); price-weighted: "
         f"what a provider caches of the shared prefix ({CACHE_MIN_TOKENS} tokens or more, in "
         f"steps of 128) counted at {CACHED_PRICE_SHARE} (cached input price), the rest at 1"
     )
