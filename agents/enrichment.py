@@ -41,6 +41,7 @@ from article_runtime.model import AssembledArticle
 from streams.compensation import compensation_event
 from streams.reader import RecordUnavailable, TopicReader
 from streams.records import assembled_article, attempt_records, enriched_record, now
+from streams.redrive import is_redrive_event
 from streams.routing import misrouted_event
 from streams.topics import ARTICLE_ASSEMBLED, ARTICLE_COMPENSATION, ARTICLE_ENRICHED, ECP_VERDICT
 from streams.window import InFlight, KeyedLocks
@@ -346,7 +347,7 @@ def _concerns(w: Wiring, event: Event) -> bool:
 def is_redrive(event: dict[str, Any]) -> bool:
     """An operator's redrive of an enrichment terminal (``streams.redrive``): the one
     fallback event the enrichment stage has."""
-    return bool(event["kind"] == "fallback" and event["stage"] == "enrichment")
+    return is_redrive_event(event) and event["stage"] == "enrichment"
 
 
 def failed(

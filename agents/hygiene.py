@@ -45,6 +45,7 @@ from agents.ladder import (
     stored_terminal,
     upgraded,
 )
+from agents.ledger import recorded_when_taken
 from agents.versions import Version, version_of
 from article_runtime.hashing import sha256_hex
 from article_runtime.hygiene import HygieneOutcome, replayed, run_hygiene
@@ -258,10 +259,12 @@ def register(w: Wiring) -> None:
 
 
 def _may_concern(w: Wiring, event: Event) -> bool:
-    """Every ingested page does; of the compensation events, only redrives of a hygiene
-    terminal and values that do not decode (this stage turns those into terminal events).
-    The rest take no place in the window, where pages wait for their models."""
-    if event.message.topic != ARTICLE_COMPENSATION.name:
+    """Every ingested page does; of the compensation events, values that do not decode (this
+    stage turns those into terminal events) and those the ledger records when taken (this
+    stage runs the redrives of a hygiene terminal). The rest take no place in the window,
+    where pages wait for their models."""
+    message = event.message
+    if message.topic != ARTICLE_COMPENSATION.name:
         return True
     record = w.decode(event)
-    return isinstance(record, Emit) or is_hygiene_redrive(record)
+    return recorded_when_taken(message.topic, record, message.partition)

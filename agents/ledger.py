@@ -1,11 +1,17 @@
-"""Ledger: what operators read. Per-article status and outcome counters, from the topics.
+"""Ledger: what operators read. Per-article lineage, outcome counters and recent terminals.
 
-It consumes every topic of the flow and is the only writer of both tables (one actor; Faust
-commits offsets without waiting for table changes, so each message is acked only once the
-broker has confirmed its changes).
-Status is event-sourced from what is durably on the topics, so it shows what downstream sees.
-Counters are keyed by source partition (``"<partition>/<name>"``): a Faust table's changelog
-follows the source partition, so one key per partition keeps counts right across rebalances.
+Every message of the flow is recorded once, by the stage that handles it, before that stage
+acks its input; no agent reads the topics a second time to learn what the stages already know:
+- a message someone else produced (an ingested page, an ECP verdict, an operator's redrive, a
+  value no schema reads) when a stage takes it (``taken``);
+- a message a stage produced (an assembled or enriched article, a compensation event) once the
+  broker has acknowledged it (``made``), so the lineage shows what downstream sees.
+
+Status is recorded from what is durably on the topics, as before; what changed is who writes
+it. Counters are keyed by source partition (``"<partition>/<name>"``): a Faust table's
+changelog follows the partition of the message being handled, so one key per partition keeps
+counts right across rebalances. Writes go through ``streams.coalesced``: at most one changelog
+record in flight per key, changes made meanwhile go out together as its next record.
 
 The lineage is kept for the retention period, so each entry holds only what a person reads:
 fields without a value are left out, each attempt is listed once (at the first message that
@@ -17,39 +23,40 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import Any
 
-import faust
+from faust.streams import current_event
 
+from agents.terminals import RECENT_TABLE, remembered
 from agents.versions import label, version_of
 from streams.coalesced import Coalesced
-from streams.codec import CodecError
 from streams.consumer import epoch_of
+from streams.redrive import is_redrive_event
 from streams.routing import partition_count
 from streams.topics import (
     ARTICLE_ASSEMBLED,
+    ARTICLE_COMPENSATION,
     ARTICLE_ENRICHED,
     ARTICLE_INGESTED,
     BY_NAME,
     ECP_VERDICT,
-    TOPICS,
     partition_of,
 )
-from streams.window import InFlight
-from streams.wiring import Wiring
+from streams.wiring import Emit, Event, Wiring
 
 STATUS_TABLE = "article_status"
 COUNTERS_TABLE = "outcome_counters"
-_log = logging.getLogger(__name__)
 MAX_EVENTS = 40  # lineage entries kept per article; the topics hold the rest
-CONFIRMS_IN_FLIGHT = 64  # messages whose table changes await the broker at once
+_log = logging.getLogger(__name__)
 _ATTEMPT_FIELDS = ("call", "role", "model", "attempt", "outcome", "reason", "latency_ms")
-
-
-def _stamp(value: Any) -> str | None:
-    return value.isoformat() if isinstance(value, datetime) else None
+# Topics whose messages someone outside the stages writes: recorded when a stage takes them.
+TAKEN = frozenset({ARTICLE_INGESTED.name, ECP_VERDICT.name})
+# Topics the stages write: recorded when the broker has them.
+MADE = frozenset({ARTICLE_ASSEMBLED.name, ARTICLE_ENRICHED.name, ARTICLE_COMPENSATION.name})
+Wait = Callable[[], Awaitable[None]]
 
 
 def _attempts(record: dict[str, Any]) -> list[dict[str, Any]]:
@@ -134,57 +141,144 @@ def updated(
     return after
 
 
-def describe(w: Wiring, topic: str, value: bytes, offset: int) -> tuple[dict[str, Any], list[str]]:
-    """``observe`` on a raw message; whatever it holds, the ledger records something."""
+def described(
+    topic: str, record: dict[str, Any] | Emit, offset: int
+) -> tuple[dict[str, Any], list[str]]:
+    """``observe`` for one message; for a value no schema reads, the terminal event the stage
+    made of it. Whatever it holds, the ledger records something."""
+    if isinstance(record, Emit):
+        return {"stage": "undecodable", "reason": record.record["reason"]}, ["undecodable"]
     try:
-        return observe(topic, w.codec.decode(value, BY_NAME[topic].schema), offset)
-    except CodecError as error:
-        return {"stage": "undecodable", "reason": error.reason}, ["undecodable"]
-    except Exception as exc:  # a record the views do not understand must not stop the ledger
+        return observe(topic, record, offset)
+    except Exception as exc:  # a record the views do not understand must not stop a stage
         _log.exception("ledger could not describe a %s message", topic)
         return {"stage": "unreadable", "reason": type(exc).__name__}, ["ledger_error"]
 
 
-def register(w: Wiring) -> None:
-    status, counters = w.tables[STATUS_TABLE], w.tables[COUNTERS_TABLE]
-
-    @w.app.agent(w.topic(*TOPICS), name="ledger")
-    async def ledger(stream: faust.StreamT[bytes]) -> None:
-        manual = cast(faust.Stream[bytes], stream).noack()  # StreamT does not declare it
-        # Changes are made here, in order; writing and confirming them runs side by side, at
-        # most one record in flight per key (``streams.coalesced``), and each message is acked
-        # once a confirmed record holds each of its changes.
-        window = InFlight(CONFIRMS_IN_FLIGHT, manual.ack)
-        lineage = Coalesced(status, status.confirmed)
-        counts = Coalesced(counters, counters.confirmed)
-        epoch: int | None = None
-        async for event in manual.events():
-            message = event.message
-            if epoch_of(message) != epoch:  # a new assignment: what the old one left unwritten
-                lineage.forget()  # is redone by the partitions' next owners
-                counts.forget()
-                epoch = epoch_of(message)
-            status.expire(message.partition, w.settings.retention_s)
-            entry, names = describe(w, message.topic, message.value or b"", message.offset)
-            key = (message.key or b"").decode("utf-8", errors="replace")
-            at = datetime.fromtimestamp(message.timestamp, UTC).isoformat()
-            waits = []
-            # A message off its key's partition (an outside producer with another partitioner,
-            # which the stages end as misrouted_key) gets no lineage entry: written here it
-            # would sit on the wrong partition's changelog, where expiry never looks.
-            partitions = partition_count(w.app, BY_NAME[message.topic], w.settings.partitions)
-            if partition_of(key, partitions) == message.partition:
-                waits.append(lineage.set(key, updated(lineage.get(key), message.topic, entry, at)))
-            for name in names:
-                counter = f"{message.partition}/{name}"
-                waits.append(counts.set(counter, counts.get(counter, 0) + 1))
-            await window.submit(event, _durable(w, message, waits))
+def made_elsewhere(event: dict[str, Any], partition: int) -> bool:
+    """Whether a compensation event taken on ``partition`` was made by a stage handling
+    another one: its input sat off the article's partition (``misrouted_key``, or a key no
+    one could read), and it landed where its article's key puts it."""
+    origin = event.get("origin")
+    return origin is not None and origin["partition"] != partition
 
 
-async def _durable(w: Wiring, message: Any, waits: list[Callable[[], Awaitable[None]]]) -> None:
-    """As any stage's work: a revoked partition's writes stop before the partition moves."""
-    await w.work.run(message, _all(waits))
+def recorded_when_taken(topic: str, record: dict[str, Any] | Emit, partition: int) -> bool:
+    """Whether a message a stage takes on ``partition`` is recorded then: nobody else does.
+
+    Values no schema reads, pages and verdicts always; of the compensation events (the
+    hygiene stage takes them), an operator's redrives and those made on another partition.
+    """
+    if isinstance(record, Emit) or topic in TAKEN:
+        return True
+    if topic != ARTICLE_COMPENSATION.name:
+        return False
+    return is_redrive_event(record) or made_elsewhere(record, partition)
 
 
-async def _all(waits: list[Callable[[], Awaitable[None]]]) -> None:
+def recorded_when_made(topic: str, landed: int, partition: int) -> bool:
+    """Whether a message a stage made while handling ``partition``, which ``landed`` on its
+    article's partition, is recorded then: elsewhere it is recorded where it landed, when
+    taken (``made_elsewhere``)."""
+    return topic in MADE and landed == partition
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One message as the ledger records it."""
+
+    topic: str
+    key: str
+    record: dict[str, Any]  # a record the codec read, or that a stage made
+    entry: dict[str, Any]
+    names: list[str]
+
+
+class Ledger:
+    """Writes the three tables for the stages; each call returns what to await before the
+    input is acked."""
+
+    def __init__(self, w: Wiring) -> None:
+        self.w = w
+        status, counters = w.tables[STATUS_TABLE], w.tables[COUNTERS_TABLE]
+        recent = w.tables[RECENT_TABLE]
+        self.status = status
+        self.lineage = Coalesced(status, status.confirmed)
+        self.counts = Coalesced(counters, counters.confirmed)
+        self.recent = Coalesced(recent, recent.confirmed)
+        self._epoch: int | None = None
+
+    def taken(self, event: Event, record: dict[str, Any] | Emit) -> Wait:
+        """Record a message a stage just took (as ``Wiring.decode`` read it: the record, or
+        the terminal event for a value that does not decode), if nobody else records it."""
+        message = event.message
+        if not recorded_when_taken(message.topic, record, message.partition):
+            return _nothing
+        entry, names = described(message.topic, record, message.offset)
+        key = (message.key or b"").decode("utf-8", errors="replace")
+        at = datetime.fromtimestamp(message.timestamp, UTC).isoformat()
+        read = {} if isinstance(record, Emit) else record
+        return self._record(message, [Seen(message.topic, key, read, entry, names)], at)
+
+    def made(self, emits: Sequence[Emit]) -> Wait:
+        """Record what a stage produced and the broker acknowledged, in the task of the
+        message it was produced for; what landed on another partition is recorded there,
+        when the hygiene stage takes it (``made_elsewhere``)."""
+        event = current_event()
+        mine = [e for e in emits if e.topic.name in MADE]
+        if not mine:
+            return _nothing
+        if event is None:  # not inside a stage's message: nowhere to write it
+            _log.warning("ledger: %d messages produced outside a stage's message", len(mine))
+            return _nothing
+        partition = event.message.partition
+        seen = []
+        for emit in mine:
+            landed = self._partition_of(emit.topic.name, emit.article_id)
+            if recorded_when_made(emit.topic.name, landed, partition):
+                entry, names = described(emit.topic.name, emit.record, -1)
+                seen.append(Seen(emit.topic.name, emit.article_id, emit.record, entry, names))
+            elif not made_elsewhere(emit.record, landed):  # cannot be told apart when taken
+                _log.warning("ledger: a %s message off its partition has no origin", emit.topic)
+        return self._record(event.message, seen, datetime.now(UTC).isoformat())
+
+    def _record(self, message: Any, seen: list[Seen], at: str) -> Wait:
+        self._follow(message)
+        partition = message.partition
+        self.status.expire(partition, self.w.settings.retention_s)
+        waits = []
+        for one in seen:
+            # An article off its partition (an outside producer's, which the stages end as
+            # misrouted_key) gets no lineage entry: written here it would sit on the wrong
+            # partition's changelog, where expiry and the views never look. It is counted.
+            if self._partition_of(one.topic, one.key) == partition:
+                status = updated(self.lineage.get(one.key), one.topic, one.entry, at)
+                waits.append(self.lineage.set(one.key, status))
+            for name in one.names:
+                counter = f"{partition}/{name}"
+                waits.append(self.counts.set(counter, self.counts.get(counter, 0) + 1))
+            if one.topic == ARTICLE_COMPENSATION.name and one.record.get("kind") == "terminal":
+                key = f"{partition}/{one.record['stage']}/{one.record['reason']}"
+                waits.append(self.recent.set(key, remembered(self.recent.get(key), one.record)))
+        return lambda: _all(waits)
+
+    def _partition_of(self, topic: str, key: str) -> int:
+        partitions = partition_count(self.w.app, BY_NAME[topic], self.w.settings.partitions)
+        return partition_of(key, partitions)
+
+    def _follow(self, message: Any) -> None:
+        """A new assignment: changes the old one left unwritten are redone by the partitions'
+        next owners, which are redelivered their messages."""
+        epoch = epoch_of(message)
+        if epoch != self._epoch:
+            for pending in (self.lineage, self.counts, self.recent):
+                pending.forget()
+            self._epoch = epoch
+
+
+async def _nothing() -> None:
+    return None
+
+
+async def _all(waits: list[Wait]) -> None:
     await asyncio.gather(*(wait() for wait in waits))

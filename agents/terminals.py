@@ -1,10 +1,11 @@
 """Terminals: the articles that ended terminal lately, per stage and reason, for operators.
 
 ``/compensations/`` counts events by reason; after an outage an operator also needs to know
-which articles to look at or redrive. This agent keeps, per source partition, stage and
-reason, the last ``RECENT_PER_REASON`` terminal events (article, entity, version, when), so
-the list stays bounded however long the outage. Keys are ``"<partition>/<stage>/<reason>"``:
-like the counters, a key follows its source partition across rebalances.
+which articles to look at or redrive. The ledger (``agents.ledger``) keeps, per source
+partition, stage and reason, the last ``RECENT_PER_REASON`` terminal events (article, entity,
+version, when), so the list stays bounded however long the outage. Keys are
+``"<partition>/<stage>/<reason>"``: like the counters, a key follows its source partition
+across rebalances.
 """
 
 from __future__ import annotations
@@ -13,12 +14,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-import faust
-
 from agents.versions import label
-from agents.watching import watch
-from streams.topics import ARTICLE_COMPENSATION
-from streams.wiring import Event, Wiring, manual_acks
 
 RECENT_TABLE = "recent_terminals"
 RECENT_PER_REASON = 50
@@ -60,29 +56,3 @@ def recent(
         key: sorted(entries, key=lambda e: e["at"], reverse=True)[:RECENT_PER_REASON]
         for key, entries in merged.items()
     }
-
-
-def register(w: Wiring) -> None:
-    table = w.tables[RECENT_TABLE]
-
-    def learner(event: Event) -> Any:
-        partition = event.message.partition
-
-        async def learn(record: dict[str, Any]) -> None:
-            if record["kind"] != "terminal":
-                return
-            key = f"{partition}/{record['stage']}/{record['reason']}"
-            table[key] = remembered(table.get(key), record)
-            await table.confirmed(key)
-
-        return learn
-
-    async def watched(event: Event) -> None:
-        await w.work.run(event.message, watch(w, event, learner(event)))
-
-    @w.app.agent(w.topic(ARTICLE_COMPENSATION), name="terminals")
-    async def terminals(stream: faust.StreamT[bytes]) -> None:
-        manual = manual_acks(stream)
-        async for event in manual.events():
-            await watched(event)
-            await manual.ack(event)

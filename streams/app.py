@@ -6,6 +6,8 @@ worker (``streams.worker``) or a test asks for it.
 
 from __future__ import annotations
 
+import dataclasses
+
 import faust
 
 from agents import (
@@ -23,16 +25,18 @@ from streams.metrics import FlowMetrics
 from streams.settings import WorkerSettings
 from streams.tables import table
 from streams.topics import MAX_MESSAGE_BYTES, TOPICS
-from streams.wiring import Wiring, raw_topic
+from streams.wiring import Unrecorded, Wiring, raw_topic
 
-# The agent that keeps each table: a table's changelog follows that agent's input partitions,
-# so it is read together with them and must have their partition count (``joined``).
+# The agents that write each table: a table's changelog follows their input partitions, so it
+# is read together with them and must have their partition count (``joined``). The ledger's
+# tables are written by the stages that take and make the messages they record.
+STAGES = ("hygiene", "enrichment")
 TABLE_AGENTS = {
-    hygiene.LADDER_TABLE: "hygiene",
-    enrichment.JOIN_TABLE: "enrichment",
-    ledger.STATUS_TABLE: "ledger",
-    ledger.COUNTERS_TABLE: "ledger",
-    terminals.RECENT_TABLE: "terminals",
+    hygiene.LADDER_TABLE: ("hygiene",),
+    enrichment.JOIN_TABLE: ("enrichment",),
+    ledger.STATUS_TABLE: STAGES,
+    ledger.COUNTERS_TABLE: STAGES,
+    terminals.RECENT_TABLE: STAGES,
 }
 TABLES = tuple(TABLE_AGENTS)
 
@@ -68,10 +72,13 @@ def create_app(
     tables = {name: table(app, name) for name in TABLES}
     work = transport.work
     w = Wiring(app, settings, AvroCodec(), topics, tables, llm, work, metrics or FlowMetrics())
-    for module in (hygiene, enrichment, ledger, terminals):
+    w.ledger = ledger.Ledger(w)
+    for module in (hygiene, enrichment):
         module.register(w)
     if settings.ecp_standin is not None:
-        ecp_standin.register(w, settings.ecp_standin)
+        # Not a stage: its messages are recorded as the classifier's are, where a stage takes
+        # them.
+        ecp_standin.register(dataclasses.replace(w, ledger=Unrecorded()), settings.ecp_standin)
     views.register(w)
     health.register(w)
     w.metrics.install(w, lambda: health.reasons_now(w))
@@ -86,8 +93,8 @@ def joined(w: Wiring) -> dict[str, list[str]]:
         names = list(agent.channel.topics)
         names += [
             w.tables[table].changelog_topic.get_topic_name()
-            for table, keeper in TABLE_AGENTS.items()
-            if keeper == agent.name
+            for table, keepers in TABLE_AGENTS.items()
+            if agent.name in keepers
         ]
         if len(names) > 1:
             groups[f"agent {agent.name}"] = names

@@ -103,6 +103,12 @@ def selected(events: Iterable[Found], selection: Selection) -> list[Found]:
     return sorted(chosen, key=lambda f: (f.event["occurred_at"], f.partition, f.offset))
 
 
+def is_redrive_event(event: dict[str, Any]) -> bool:
+    """Whether a compensation event is an operator's redrive (of any stage): made outside the
+    worker, by ``article-runtime redrive``."""
+    return bool(event["kind"] == "fallback" and event["reason"] == REASON)
+
+
 def is_hygiene_redrive(event: dict[str, Any]) -> bool:
     """Whether a compensation event is an operator's redrive of a hygiene terminal: the one
     fallback event the hygiene agent acts on (its own fallback events record decisions it

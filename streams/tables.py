@@ -27,6 +27,7 @@ from collections.abc import Callable, ItemsView, Iterable, ValuesView
 from typing import Any, cast
 
 import faust
+from faust.streams import current_event
 from faust.types import FutureMessage
 from faust.types.tables import TableT
 
@@ -91,6 +92,22 @@ class StateTable(faust.Table):  # type: ignore[type-arg]  # faust.Table's parame
         self._latest: dict[Any, FutureMessage] = {}
         self._touched: dict[str, float] = {}
         self._swept: dict[int, float] = {}
+
+    def partition_for_key(self, key: Any) -> int | None:
+        """The partition of the message being handled, as Faust's own, without its check of
+        the source topic's partition count against the changelog's.
+
+        Faust checks against the consumer's metadata snapshot, taken at the last rebalance: a
+        changelog created after it reads as 0 partitions and the first write of the table
+        from a new source topic raises ``PartitionsMismatch``, which stopped a worker (seen
+        on a fresh broker). The worker checks every table's changelog against the topics of
+        the agents that write it, on the cluster itself, before it starts
+        (``streams.worker.check_partitions``).
+        """
+        event = current_event()
+        if event is None:
+            raise TypeError("Cannot modify table key from outside of stream iteration")
+        return int(event.message.partition)
 
     def send_changelog(self, *args: Any, **kwargs: Any) -> FutureMessage:
         fut = super().send_changelog(*args, **kwargs)

@@ -51,6 +51,8 @@ TOPICS: tuple[Topic, ...] = (
     ARTICLE_COMPENSATION,
 )
 BY_NAME: dict[str, Topic] = {topic.name: topic for topic in TOPICS}
+# What the worker's stages read: every topic but the flow's output, which downstream consumes.
+READ: tuple[Topic, ...] = tuple(t for t in TOPICS if t is not ARTICLE_ENRICHED)
 
 
 def partition_of(article_id: str, partitions: int) -> int:

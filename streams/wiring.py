@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 import faust
 from faust.types import EventT
@@ -58,6 +58,32 @@ class Emit:
     record: dict[str, Any]
 
 
+Wait = Callable[[], Awaitable[None]]
+
+
+class Recorder(Protocol):
+    """Where the stages record the flow's messages for operators (``agents.ledger``): each
+    call changes the record at once and returns what to await before the input is acked."""
+
+    def taken(self, event: Event, record: dict[str, Any] | Emit) -> Wait: ...
+
+    def made(self, emits: Sequence[Emit]) -> Wait: ...
+
+
+class Unrecorded:
+    """No record kept (a wiring without the ledger's tables)."""
+
+    def taken(self, event: Event, record: dict[str, Any] | Emit) -> Wait:
+        return _nothing
+
+    def made(self, emits: Sequence[Emit]) -> Wait:
+        return _nothing
+
+
+async def _nothing() -> None:
+    return None
+
+
 @dataclass
 class Wiring:
     app: faust.App
@@ -69,6 +95,7 @@ class Wiring:
     work: InFlightWork
     metrics: FlowMetrics = field(default_factory=FlowMetrics)
     broker: BrokerWatch = field(default_factory=BrokerWatch)
+    ledger: Recorder = field(default_factory=Unrecorded)
 
     @property
     def has_hygiene_models(self) -> bool:
@@ -95,7 +122,8 @@ class Wiring:
             return Emit(ARTICLE_COMPENSATION, record["article_id"], record)
 
     async def publish(self, emits: Iterable[Emit]) -> None:
-        """Produce every message and wait until the broker has each one.
+        """Produce every message, wait until the broker has each one, then until the ledger's
+        record of them is durable too.
 
         A failure to produce is not bad input: retrying it locally could reorder outputs, and
         acking it would lose the input. The process exits without committing, and the input
@@ -109,6 +137,7 @@ class Wiring:
                 futures.append(await channel.send(key=message_key(emit.article_id), value=value))
             # Shielded: abandoning this work must not cancel the producer's own futures.
             await asyncio.shield(asyncio.gather(*futures))
+            await self.ledger.made(emits)()
         except Exception:
             exit_without_commit("publish failed")
         self.metrics.on_published(emits)
@@ -124,7 +153,10 @@ class Wiring:
     async def _process(self, event: Event, stage: Stage, handle: Handler) -> None:
         key = (event.message.key or b"").decode("utf-8", errors="replace")
         with article_scope(key, stage), self.metrics.processing(stage):
-            await self.publish(await outcomes(self, event, stage, handle))
+            record = self.decode(event)
+            taken = self.ledger.taken(event, record)
+            await self.publish(await outcomes(self, event, record, stage, handle))
+            await taken()
 
     async def consume(self, stream: faust.StreamT[bytes], stage: Stage, handle: Handler) -> None:
         """An agent's whole loop, one message at a time: process it, then ack it."""
@@ -147,13 +179,15 @@ def origin(event: Event) -> tuple[str, int, int]:
     return (message.topic, message.partition, message.offset)
 
 
-async def outcomes(w: Wiring, event: Event, stage: Stage, handle: Handler) -> list[Emit]:
-    """What one input turns into; never raises, so Faust never acks a message we dropped.
+async def outcomes(
+    w: Wiring, event: Event, record: dict[str, Any] | Emit, stage: Stage, handle: Handler
+) -> list[Emit]:
+    """What one input (as ``Wiring.decode`` read it) turns into; never raises, so Faust never
+    acks a message we dropped.
 
     Undecodable values and unexpected errors become terminal compensation events that name
     where the input sits, so an operator can find and replay it.
     """
-    record = w.decode(event)
     if isinstance(record, Emit):
         return [record]
     note_record(record)

@@ -38,7 +38,7 @@ from streams.codec import AvroCodec, CodecError
 from streams.connection import KafkaConnection
 from streams.follow import FOLLOWED, ArticleOutcome
 from streams.local_kafka import LocalBroker, local_broker
-from streams.topics import BY_NAME, PARTITIONS, TOPICS
+from streams.topics import BY_NAME, PARTITIONS, READ
 from streams.worker_process import WorkerProcess, WorkerStartError
 from tests.integration.stream_support import ENTITY, Flow, distinct
 from tests.llm_support import FALLBACK, PRIMARY
@@ -189,7 +189,7 @@ def lag_by_partition(connection: KafkaConnection, group: str) -> dict[str, int] 
         }
     )
     try:
-        partitions = [TopicPartition(t.name, p) for t in TOPICS for p in range(PARTITIONS)]
+        partitions = [TopicPartition(t.name, p) for t in READ for p in range(PARTITIONS)]
         behind = {}
         for tp in consumer.committed(partitions, timeout=10):
             low, high = consumer.get_watermark_offsets(tp, timeout=10)

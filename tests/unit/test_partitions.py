@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import weakref
+from types import SimpleNamespace
+
 import pytest
+from faust.streams import _current_event
 from hypothesis import given
 from hypothesis import strategies as st
 
+from agents.ledger import COUNTERS_TABLE, STATUS_TABLE
+from agents.terminals import RECENT_TABLE
 from streams.app import TABLE_AGENTS, create_app, joined
 from streams.connection import KafkaConnection
 from streams.partitions import PartitionMismatch, check_copartitioned, found_count, mismatches
 from streams.settings import WorkerSettings
-from streams.topics import ARTICLE_ASSEMBLED, ECP_VERDICT, TOPICS, partition_of
+from streams.topics import ARTICLE_ASSEMBLED, ECP_VERDICT, READ, TOPICS, partition_of
 
 names = st.sampled_from([t.name for t in TOPICS] + ["a-changelog", "b-changelog"])
 counts = st.dictionaries(names, st.integers(1, 12), min_size=1)
@@ -62,9 +68,12 @@ def test_joined_groups_cover_every_multi_topic_agent_and_every_table() -> None:
     settings = WorkerSettings(KafkaConnection("127.0.0.1:9"), app_id="t", partitions=6)
     w = create_app(settings, None)
     groups = joined(w)
-    assert set(groups) == {"agent hygiene", "agent enrichment", "agent ledger", "agent terminals"}
-    assert set(groups["agent ledger"]) >= {t.name for t in TOPICS}
+    assert set(groups) == {"agent hygiene", "agent enrichment"}
     assert {ARTICLE_ASSEMBLED.name, ECP_VERDICT.name} <= set(groups["agent enrichment"])
+    # Both stages write the ledger's tables: each is read together with both stages' inputs.
+    for table in (STATUS_TABLE, COUNTERS_TABLE, RECENT_TABLE):
+        changelog = f"t-{table}-changelog"
+        assert changelog in groups["agent hygiene"] and changelog in groups["agent enrichment"]
     changelogs = {n for g in groups.values() for n in g if n.endswith("-changelog")}
     assert changelogs == {f"t-{table}-changelog" for table in TABLE_AGENTS}
     # Everything the app declares follows the count the worker runs with.
@@ -76,3 +85,38 @@ def test_partition_of_depends_on_the_count() -> None:
     """Why the count must reach every caller: the same key lands elsewhere with 6."""
     ids = [f"article-{n}" for n in range(50)]
     assert any(partition_of(a, 3) != partition_of(a, 6) for a in ids)
+
+
+@pytest.mark.parametrize("table", list(TABLE_AGENTS))
+def test_a_table_write_takes_the_partition_of_the_message_being_handled(
+    table: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Even while the consumer's metadata snapshot predates the changelog (0 partitions):
+    Faust's own check then raised PartitionsMismatch inside a stage and stopped the worker
+    (seen on a fresh broker). The worker checks the counts on the cluster before it starts."""
+    settings = WorkerSettings(KafkaConnection("127.0.0.1:9"), app_id="t", partitions=6)
+    w = create_app(settings, None)
+    snapshot = {ECP_VERDICT.name: 6}  # the changelog is not in it yet
+    consumer = SimpleNamespace(topic_partitions=lambda topic: snapshot.get(topic, 0))
+    monkeypatch.setattr(w.app, "_consumer", consumer)
+    event = _Event(SimpleNamespace(topic=ECP_VERDICT.name, partition=4))
+    token = _current_event.set(weakref.ref(event))  # type: ignore[arg-type]
+    try:
+        assert w.tables[table].partition_for_key("any-key") == 4
+    finally:
+        _current_event.reset(token)
+
+
+class _Event:
+    """What a table reads of the current event (Faust holds it by weak reference)."""
+
+    def __init__(self, message: SimpleNamespace) -> None:
+        self.message = message
+
+
+def test_the_stages_read_every_topic_the_lag_is_measured_on() -> None:
+    """``READ`` is what the consumer group commits: the lag checks and probes count it."""
+    settings = WorkerSettings(KafkaConnection("127.0.0.1:9"), app_id="t", partitions=6)
+    w = create_app(settings, None)
+    read = {name for agent in w.app.agents.values() for name in agent.channel.topics}
+    assert read == {t.name for t in READ}
