@@ -8,8 +8,15 @@ from pathlib import Path
 
 def cpu_seconds(pid: int) -> float:
     """User + system CPU time of a live process so far (Linux /proc)."""
+    return sum(cpu_split(pid))
+
+
+def cpu_split(pid: int) -> tuple[float, float]:
+    """(user, system) CPU time of a live process so far: system is the kernel's, in system
+    calls made for it (sockets, polling)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    hz = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / hz, int(fields[12]) / hz
 
 
 def machine_cpu_seconds() -> tuple[float, float]:

@@ -58,9 +58,9 @@ async def run_all(
     return list(await asyncio.gather(*(settled(c) for c in cases)))
 
 
-def cpu_seconds() -> float:
+def cpu_seconds() -> tuple[float, float]:
     times = os.times()
-    return times.user + times.system
+    return times.user + times.system, times.system
 
 
 async def main_async(args: argparse.Namespace) -> dict[str, object]:
@@ -68,14 +68,15 @@ async def main_async(args: argparse.Namespace) -> dict[str, object]:
     warm, measured = cases[: args.warmup], cases[args.warmup :]
     async with llm_runtime(args.providers) as llm:
         await run_all(warm, llm, args.in_flight)
-        cpu, machine, started = cpu_seconds(), machine_cpu_seconds(), time.monotonic()
+        before, machine, started = cpu_seconds(), machine_cpu_seconds(), time.monotonic()
         times = await run_all(measured, llm, args.in_flight)
-        wall, cpu = time.monotonic() - started, cpu_seconds() - cpu
+        wall, after = time.monotonic() - started, cpu_seconds()
         (busy_before, total_before), (busy, total) = machine, machine_cpu_seconds()
     return {
         "articles": len(measured),
         "wall_s": wall,
-        "cpu_s": cpu,
+        "cpu_s": after[0] - before[0],
+        "system_s": after[1] - before[1],
         "machine_busy_s": busy - busy_before,
         "machine_s": total - total_before,
         "settle_times": times,

@@ -86,19 +86,20 @@ def _to_the_end(consumer: Consumer, topic: str, timeout_s: float) -> Iterator[Me
             ends.pop(partition, None)
 
 
-def records_on_topics(connection: KafkaConnection, *, timeout_s: float = 10.0) -> int:
-    """How many records every topic of the cluster holds (table changelogs included; the
-    broker's internal topics left out): the sum of their partitions' end offsets."""
+def records_on_topics(connection: KafkaConnection, *, timeout_s: float = 10.0) -> dict[str, int]:
+    """How many records each topic of the cluster holds (table changelogs included; the
+    broker's internal topics left out): the sum of its partitions' end offsets."""
     consumer = Consumer({**connection.confluent(), "group.id": f"records-{uuid.uuid4().hex}"})
     try:
         topics = consumer.list_topics(timeout=timeout_s).topics
-        total = 0
+        held = {}
         for name, metadata in topics.items():
             if name.startswith("__"):
                 continue
-            for partition in metadata.partitions:
-                tp = TopicPartition(name, partition)
-                total += consumer.get_watermark_offsets(tp, timeout=timeout_s)[1]
-        return total
+            held[name] = sum(
+                consumer.get_watermark_offsets(TopicPartition(name, p), timeout=timeout_s)[1]
+                for p in metadata.partitions
+            )
+        return held
     finally:
         consumer.close()

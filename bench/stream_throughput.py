@@ -56,7 +56,7 @@ from pathlib import Path
 
 import yaml
 
-from bench.cpu import cpu_seconds, machine_cpu_seconds
+from bench.cpu import cpu_seconds, cpu_split, machine_cpu_seconds
 from bench.profile_summary import print_profile
 from bench.retained import changelog_topic, records_on_topics, rss_bytes, table_bytes
 from streams.admin import ensure_topics
@@ -64,9 +64,14 @@ from streams.app import TABLES
 from streams.connection import KafkaConnection
 from streams.follow import ArticleOutcome
 from streams.local_kafka import local_broker
-from streams.settings import CALLS_IN_FLIGHT_ENV, RETENTION_ENV
+from streams.settings import (
+    CALLS_IN_FLIGHT_ENV,
+    ECP_STANDIN_NAME_ENV,
+    ECP_STANDIN_QID_ENV,
+    RETENTION_ENV,
+)
 from streams.worker_process import WorkerProcess, total
-from tests.integration.stream_support import Flow
+from tests.integration.stream_support import ENTITY, Flow
 from tests.llm_support import FALLBACK, FALLBACK_KEY, PRIMARY, PRIMARY_KEY, providers_yaml
 from tests.support.openai_server import ScriptedOpenAIServer, delayed, running_server
 from tests.support.stream_cases import CaseArticle, make_articles, responder
@@ -115,7 +120,8 @@ class Run:
     # follower), the machine (busy, in all)
     cpu_s: dict[str, float]
     retained: tuple[int, Snapshot, Snapshot] | None  # one worker only: idle RSS, before, after
-    records: int | None = None  # produced to every topic, changelogs included (not in-process)
+    # produced to each topic, changelogs included (not in-process)
+    records: dict[str, int] | None = None
     # per stage: (seconds from taking a message to its outputs confirmed, summed; messages)
     stages: dict[str, tuple[float, float]] = field(default_factory=dict)
 
@@ -134,6 +140,7 @@ def measure_in_process(args: argparse.Namespace, work: Path, base_url: str) -> R
     figures = json.loads(done.stdout.strip().splitlines()[-1])
     cpu = {
         "workers": figures["cpu_s"],
+        "workers (kernel)": figures["system_s"],
         "machine busy": figures["machine_busy_s"],
         "machine": figures["machine_s"],
     }
@@ -158,7 +165,11 @@ def measure(
         settings = {CALLS_IN_FLIGHT_ENV: str(args.calls_in_flight)}
         if args.retention_h is not None:
             settings[RETENTION_ENV] = str(args.retention_h)
+        if not args.standin_in_worker:
+            # The classifier is not the worker's work.
+            settings |= {ECP_STANDIN_QID_ENV: "", ECP_STANDIN_NAME_ENV: ""}
         running = [f.worker(f"w{n}", app_id=APP_ID, settings=settings) for n in range(workers)]
+        classifier = None if args.standin_in_worker else standin_apart(broker.connection, work)
         try:
             for worker in running:
                 worker.start(need_partitions=False)
@@ -171,7 +182,7 @@ def measure(
             with sampled(pid_of(running[0]), profile):
                 records_before = records_on_topics(broker.connection)
                 stages_before = stage_seconds(running)
-                cpu_before = cpu_now(running, broker.process)
+                cpu_before = cpu_now(running, broker.process, classifier)
                 started = time.monotonic()
                 f.publish_cases(measured)
 
@@ -180,17 +191,24 @@ def measure(
 
                 ids = [c.article_id for c in measured]
                 outcomes = f.follow(ids, timeout_s=600, on_settled=settled)
-                cpu = {k: v - cpu_before[k] for k, v in cpu_now(running, broker.process).items()}
+                cpu_after = cpu_now(running, broker.process, classifier)
+                cpu = {k: v - cpu_before[k] for k, v in cpu_after.items()}
                 stages = {
                     name: (seconds - stages_before.get(name, (0.0, 0.0))[0],
                            count - stages_before.get(name, (0.0, 0.0))[1])
                     for name, (seconds, count) in stage_seconds(running).items()
                 }  # fmt: skip
-                records = quiet_records(broker.connection) - records_before
+                records = {
+                    topic: held - records_before.get(topic, 0)
+                    for topic, held in quiet_records(broker.connection).items()
+                }
             after = snapshot(f, running[0]) if workers == 1 else None
         finally:
             for worker in running:
                 worker.stop()
+            if classifier is not None:
+                classifier.terminate()
+                classifier.wait(timeout=30)
     retained = (idle_rss, before, after) if before and after else None
     done = sum(o.settled for o in outcomes.values())
     times = sorted(settled_at.values())
@@ -218,8 +236,8 @@ def stage_seconds(workers: list[WorkerProcess]) -> dict[str, tuple[float, float]
 STAGE_SUM, STAGE_COUNT = "article_runtime_stage_seconds_sum", "article_runtime_stage_seconds_count"
 
 
-def quiet_records(connection: KafkaConnection, quiet_s: float = 2.0) -> int:
-    """Records on every topic once no more are written (the ledger trails the outputs)."""
+def quiet_records(connection: KafkaConnection, quiet_s: float = 2.0) -> dict[str, int]:
+    """Records on each topic once no more are written (table changes trail the outputs)."""
     count, deadline = records_on_topics(connection), time.monotonic() + 120
     while time.monotonic() < deadline:
         time.sleep(quiet_s)
@@ -271,20 +289,41 @@ def wait_for_shares(workers: list[WorkerProcess], partitions: int, timeout_s: fl
 
 
 def cpu_now(
-    workers: list[WorkerProcess], broker: subprocess.Popen[bytes] | None
+    workers: list[WorkerProcess],
+    broker: subprocess.Popen[bytes] | None,
+    classifier: subprocess.Popen[bytes] | None = None,
 ) -> dict[str, float]:
-    """CPU seconds so far of the workers (summed), the broker, this process, and of the whole
-    machine (busy and in all: other people's processes share these cores)."""
+    """CPU seconds so far of the workers (summed), the broker, the ECP stand-in when it runs
+    apart, this process, and of the whole machine (busy and in all: other people's processes
+    share these cores)."""
     assert broker is not None
     own = os.times()
     busy, total = machine_cpu_seconds()
-    return {
+    found = {
         "workers": sum(cpu_seconds(pid_of(w)) for w in workers),
+        "workers (kernel)": sum(cpu_split(pid_of(w))[1] for w in workers),
         "broker": cpu_seconds(broker.pid),
         "bench": own.user + own.system,
         "machine busy": busy,
         "machine": total,
     }
+    if classifier is not None:
+        found["ECP stand-in"] = cpu_seconds(classifier.pid)
+    return found
+
+
+def standin_apart(connection: KafkaConnection, work: Path) -> subprocess.Popen[bytes]:
+    """The ECP stand-in as its own process (``python -m agents.ecp_standin``), as the real
+    classifier runs beside the workers."""
+    env = {
+        **os.environ,
+        **connection.environ(),
+        ECP_STANDIN_QID_ENV: ENTITY[0],
+        ECP_STANDIN_NAME_ENV: ENTITY[1],
+    }
+    log = (work / "ecp-standin.log").open("ab")
+    command = [sys.executable, "-m", "agents.ecp_standin"]
+    return subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -308,6 +347,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument(
         "--retention-h", type=float, default=None, help="state retention (worker default: 72)"
+    )
+    parser.add_argument(
+        "--standin-in-worker",
+        action="store_true",
+        help="run the ECP stand-in inside the worker, as make demo does (default: apart, as "
+        "the real classifier runs)",
     )
     parser.add_argument(
         "--profile",
@@ -349,6 +394,8 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"{args.calls_in_flight} calls in flight per calling agent")  # fmt: skip
     print(f"machine cores            {os.cpu_count()} (broker, workers, provider server, follower)")
     print_side_by_side(runs)
+    for run in runs[1:]:
+        print_records(run)
     for run in runs:
         if run.retained is not None:
             print()
@@ -362,7 +409,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def ours(run: Run) -> float:
-    return sum(run.cpu_s.get(part, 0.0) for part in ("workers", "broker", "bench"))
+    parts = ("workers", "broker", "ECP stand-in", "bench")
+    return sum(run.cpu_s.get(part, 0.0) for part in parts)
 
 
 def print_side_by_side(runs: list[Run]) -> None:
@@ -387,8 +435,11 @@ def print_side_by_side(runs: list[Run]) -> None:
     row("settle p50 (s)", lambda r: f"{statistics.median(r.settle_times):.2f}")
     row("settle p95 (s)", lambda r: f"{r.settle_times[int(0.95 * (len(r.settle_times) - 1))]:.2f}")
     row("worker CPU/article (ms)", per_article("workers"))
+    row("  of which kernel (ms)", per_article("workers (kernel)"))
     row("broker CPU/article (ms)", per_article("broker"))
-    row("records/article", lambda r: "-" if r.records is None else f"{r.records / r.articles:.1f}")
+    if any("ECP stand-in" in r.cpu_s for r in runs):
+        row("ECP stand-in CPU/article (ms)", per_article("ECP stand-in"))
+    row("records/article", lambda r: "-" if r.records is None else f"{total_records(r):.1f}")
     row("CPU/article / in-process", lambda r: f"{cpu_per_article(r) / cpu_per_article(base):.2f}")
     for stage in sorted({name for r in runs for name in r.stages}):
         row(f"{stage} s/message", lambda r, stage=stage: _per_message(r, stage))  # type: ignore[misc]
@@ -401,6 +452,22 @@ def print_side_by_side(runs: list[Run]) -> None:
     print(" ingestion, the stages and the tables' changelogs wrote to the broker per article.")
     print(" s/message: a stage's mean time from taking a message to its outputs confirmed; a")
     print(" stage holding K messages at once takes at most K / that many a second)")
+
+
+def total_records(run: Run) -> float:
+    """Records written per article, every topic and changelog together."""
+    return sum((run.records or {}).values()) / run.articles
+
+
+def print_records(run: Run) -> None:
+    """Records written per article, topic by topic (changelogs by their table's name)."""
+    held = {
+        topic.removeprefix(f"{APP_ID}-").removesuffix("-changelog"): count / run.articles
+        for topic, count in sorted((run.records or {}).items())
+        if count
+    }
+    parts = ", ".join(f"{name} {per:.2f}" for name, per in held.items())
+    print(f"records/article, {run.label}: {parts}")
 
 
 def _per_message(run: Run, stage: str) -> str:
