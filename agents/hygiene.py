@@ -9,13 +9,15 @@ and produces the same outputs again (the harness is deterministic) instead of as
 models a second time, so consumers see at most a duplicate, never a different article.
 
 One Faust actor writes the table. Its messages run in an ``InFlight`` window (up to
-``ARTICLE_RUNTIME_CALLS_IN_FLIGHT`` at once, each acked when its outputs are on the broker);
-the page is parsed in one worker thread, one page at a time, so parsing never competes with
-itself for the interpreter. Versions (``agents.versions``): an article's versions may run side
-by side, but each one's outcome is decided, stored and produced under the article's lock, after
-the state is read again, so nothing is produced for a version older than one already settled:
-a slow answer for v1 that comes after v2 settled changes nothing, and a newer version whose page
-is unusable ends the article.
+``ARTICLE_RUNTIME_CALLS_IN_FLIGHT`` at once, each acked when its outputs are on the broker).
+A page up to ``INLINE_PAGE_BYTES`` is parsed on the event loop, a larger one in a worker
+thread, one page at a time (``parsed``).
+
+Versions (``agents.versions``): an article's versions may run side by side, but each one's
+outcome is decided, stored and produced under the article's lock, after the state is read
+again, so nothing is produced for a version older than one already settled: a slow answer for
+v1 that comes after v2 settled changes nothing, and a newer version whose page is unusable
+ends the article.
 
 It also reads the compensation topic for one kind of event: an operator's redrive of a hygiene
 terminal (``streams.redrive``), which carries the candidate set and the article's version and
@@ -27,7 +29,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, MutableMapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,6 +60,12 @@ from streams.window import InFlight, KeyedLocks
 from streams.wiring import Emit, Event, Wiring, manual_acks, origin
 
 LADDER_TABLE = "hygiene_ladder"
+# Pages up to this size are parsed on the event loop: here about 30 ms median and under 100 ms
+# at most on the real pages of ../shared/bench. Handing such a page to a thread cost more CPU
+# than parsing it: the thread and the event loop, both busy, traded the interpreter lock at
+# every switch interval (6 ms of worker CPU per article in make bench-stream). A larger page
+# goes to the thread, so no page stalls the loop (heartbeats, acks, model answers) for long.
+INLINE_PAGE_BYTES = 128 * 1024
 Run = Callable[[CandidateSet, bytes, str], Awaitable[HygieneOutcome]]
 Publish = Callable[[list[Emit]], Awaitable[None]]
 
@@ -201,6 +209,17 @@ class HygieneLadder:
         return True
 
 
+async def parsed(
+    record: dict[str, Any], at: tuple[str, int, int], pages: Executor
+) -> CandidateSet | Emit:
+    """The candidate set of an ingested page (or its terminal event), parsed on the event loop
+    when it is small enough (``INLINE_PAGE_BYTES``), else on ``pages``."""
+    if len(record["html"]) <= INLINE_PAGE_BYTES:
+        return candidates_of(record, at=at)
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(pages, lambda: candidates_of(record, at=at))
+
+
 def retry_candidates(retry: dict[str, Any]) -> CandidateSet:
     return CandidateSet.model_validate_json(retry["candidate_set_json"])
 
@@ -215,8 +234,7 @@ def register(w: Wiring) -> None:
     llm: LLMRuntime | None = w.llm
 
     async def build(record: dict[str, Any], at: tuple[str, int, int]) -> CandidateSet | Emit:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(pages, lambda: candidates_of(record, at=at))
+        return await parsed(record, at, pages)
 
     async def run(candidates: CandidateSet, html: bytes, source: str) -> HygieneOutcome:
         return await run_hygiene(candidates, html, source=source, llm=llm)
