@@ -421,9 +421,12 @@ def register(w: Wiring) -> None:
         manual = cast(faust.Stream[bytes], stream).noack()  # StreamT does not declare it
         window = InFlight(w.settings.calls_in_flight, manual.ack)
         async for event in manual.events():
-            if event.message.topic == ARTICLE_COMPENSATION.name and not _concerns(w, event):
+            message = event.message
+            if message.topic == ARTICLE_COMPENSATION.name and not _concerns(w, event):
                 await manual.ack(event)  # says nothing to the join: no place in the window
                 continue
+            if message.topic == ARTICLE_ASSEMBLED.name and message.value is not None:
+                topic.remember(message.partition, message.offset, message.value)
             table.expire(event.message.partition, w.settings.retention_s)
             if event.message.topic == ARTICLE_COMPENSATION.name:
                 await window.submit(event, watched(event))

@@ -8,10 +8,11 @@ acks its input; no agent reads the topics a second time to learn what the stages
   broker has acknowledged it (``made``), so the lineage shows what downstream sees.
 
 Status is recorded from what is durably on the topics, as before; what changed is who writes
-it. Counters are keyed by source partition (``"<partition>/<name>"``): a Faust table's
-changelog follows the partition of the message being handled, so one key per partition keeps
-counts right across rebalances. Writes go through ``streams.coalesced``: at most one changelog
-record in flight per key, changes made meanwhile go out together as its next record.
+it. Counters are one key per source partition (``"<partition>"`` -> counts by name): a Faust
+table's changelog follows the partition of the message being handled, so a key per partition
+keeps counts right across rebalances, and one record carries every count a message changed.
+Writes go through ``streams.coalesced``: at most one changelog record in flight per key,
+changes made meanwhile go out together as its next record.
 
 The lineage is kept for the retention period, so each entry holds only what a person reads:
 fields without a value are left out, each attempt is listed once (at the first message that
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -247,6 +249,10 @@ class Ledger:
         partition = message.partition
         self.status.expire(partition, self.w.settings.retention_s)
         waits = []
+        counted = Counter(name for one in seen for name in one.names)
+        if counted:
+            held = self.counts.get(str(partition)) or {}
+            waits.append(self.counts.set(str(partition), dict(Counter(held) + counted)))
         for one in seen:
             # An article off its partition (an outside producer's, which the stages end as
             # misrouted_key) gets no lineage entry: written here it would sit on the wrong
@@ -254,9 +260,6 @@ class Ledger:
             if self._partition_of(one.topic, one.key) == partition:
                 status = updated(self.lineage.get(one.key), one.topic, one.entry, at)
                 waits.append(self.lineage.set(one.key, status))
-            for name in one.names:
-                counter = f"{partition}/{name}"
-                waits.append(self.counts.set(counter, self.counts.get(counter, 0) + 1))
             if one.topic == ARTICLE_COMPENSATION.name and one.record.get("kind") == "terminal":
                 key = f"{partition}/{one.record['stage']}/{one.record['reason']}"
                 waits.append(self.recent.set(key, remembered(self.recent.get(key), one.record)))

@@ -6,12 +6,15 @@ do not belong in a worker's memory. When a verdict arrives later, the article is
 
 One consumer outside any group, one read at a time. It fetches little beyond the record asked
 for (the broker still returns a larger first batch whole) and pauses after each read, so it
-does not prefetch the rest of the topic.
+does not prefetch the rest of the topic. Before that it looks in what the worker saw on the
+topic lately (``remember``): a verdict usually follows its article within seconds, and the
+value at a position never changes, so most reads need no fetch at all.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict
 
 from aiokafka import AIOKafkaConsumer
 from aiokafka.structs import TopicPartition
@@ -20,6 +23,7 @@ from streams.connection import KafkaConnection
 from streams.topics import MAX_MESSAGE_BYTES
 
 FETCH_BYTES = 256 * 1024  # per read; a larger record still comes whole
+REMEMBERED_BYTES = 32 * 1024 * 1024  # values kept for reads without a fetch, newest first
 
 
 class RecordUnavailable(Exception):
@@ -30,11 +34,39 @@ class RecordUnavailable(Exception):
         self.reason, self.detail = reason, detail
 
 
+class Remembered:
+    """The latest values seen at positions of one topic, at most ``limit`` bytes of them."""
+
+    def __init__(self, limit: int = REMEMBERED_BYTES) -> None:
+        self.limit, self.held = limit, 0
+        self._values: OrderedDict[tuple[int, int], bytes] = OrderedDict()
+
+    def add(self, partition: int, offset: int, value: bytes) -> None:
+        if len(value) > self.limit:
+            return
+        self.held += len(value) - len(self._values.pop((partition, offset), b""))
+        self._values[(partition, offset)] = value
+        while self.held > self.limit:
+            _, oldest = self._values.popitem(last=False)
+            self.held -= len(oldest)
+
+    def get(self, partition: int, offset: int) -> bytes | None:
+        return self._values.get((partition, offset))
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+
 class TopicReader:
     def __init__(self, connection: KafkaConnection, topic: str, *, timeout_s: float = 30.0) -> None:
         self.connection, self.topic, self.timeout_s = connection, topic, timeout_s
         self._consumer: AIOKafkaConsumer | None = None
         self._lock = asyncio.Lock()
+        self._seen = Remembered()
+
+    def remember(self, partition: int, offset: int, value: bytes) -> None:
+        """A value the worker read at this position: the next read of it needs no fetch."""
+        self._seen.add(partition, offset, value)
 
     async def read(self, partition: int, offset: int) -> bytes:
         """The value at ``offset`` of ``partition``.
@@ -42,6 +74,9 @@ class TopicReader:
         Raises:
             RecordUnavailable: ``record_expired`` (retention removed it), ``read_timeout``.
         """
+        seen = self._seen.get(partition, offset)
+        if seen is not None:
+            return seen
         async with self._lock:
             consumer = await self._started()
             tp = TopicPartition(self.topic, partition)

@@ -55,14 +55,20 @@ def local_partitions(w: Wiring) -> list[int]:
     return sorted(tp.partition for tp in assigned if tp.topic == ARTICLE_INGESTED.name)
 
 
-def summed(counters: dict[str, int], partitions: list[int]) -> dict[str, int]:
-    """Counter totals over ``partitions`` (table keys are ``"<partition>/<name>"``)."""
+def summed(counters: dict[str, Any], partitions: list[int]) -> dict[str, int]:
+    """Counter totals over ``partitions``: a table key per partition holds its counts by
+    name; keys an earlier release wrote (``"<partition>/<name>"``, one count each) add to them.
+    """
     owned = {str(p) for p in partitions}
     totals: Counter[str] = Counter()
     for key, value in counters.items():
         partition, _, name = key.partition("/")
-        if partition in owned:
+        if partition not in owned:
+            continue
+        if name:
             totals[name] += value
+        else:
+            totals.update(value)
     return dict(sorted(totals.items()))
 
 

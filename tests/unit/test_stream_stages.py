@@ -981,6 +981,17 @@ def test_only_owned_partitions_are_summed() -> None:
     assert summed(counters, []) == {}
 
 
+def test_a_partitions_counts_add_to_those_an_earlier_release_kept_a_key_each() -> None:
+    counters: dict[str, Any] = {
+        "1": {"ingested": 4, "assembled/primary": 1},
+        "10": {"ingested": 100},  # partition 10, not 1
+        "1/ingested": 3,  # written before the counts of a partition shared a key
+        "2": {"ingested": 50},
+    }
+    assert summed(counters, [1]) == {"assembled/primary": 1, "ingested": 7}
+    assert summed(counters, [1, 2]) == {"assembled/primary": 1, "ingested": 57}
+
+
 # -- settings ----------------------------------------------------------------------------------
 
 BOOTSTRAP = {"KAFKA_BOOTSTRAP_SERVERS": "kafka-0:9092,kafka-1:9092"}
