@@ -42,9 +42,10 @@ class Remembered:
         self._values: OrderedDict[tuple[int, int], bytes] = OrderedDict()
 
     def add(self, partition: int, offset: int, value: bytes) -> None:
+        self.held -= len(self._values.pop((partition, offset), b""))
         if len(value) > self.limit:
-            return
-        self.held += len(value) - len(self._values.pop((partition, offset), b""))
+            return  # too large to keep; nor may an older value of the position stay
+        self.held += len(value)
         self._values[(partition, offset)] = value
         while self.held > self.limit:
             _, oldest = self._values.popitem(last=False)
