@@ -20,8 +20,7 @@ their nesting, and that can be seen from a count of tag names (under 1 ms):
 A page with at most ``MAX_TAGS`` tags whose bound stays within ``MAX_ELEMENTS`` is parsed
 directly: lexbor's parse is then bounded (it is quadratic only in depth, and depth is at most
 the element count), and too deep nesting is refused from lexbor's own tree
-(``check_tree_depth``). trafilatura's lxml runs no adoption agency and reopens nothing, so its tree
-holds about one element per tag: ``MAX_TAGS`` keeps it within ``TRAFILATURA_MAX_WIDTH``.
+(``check_tree_depth``).
 ``test_bounds`` generates hostile markup and checks that neither lexbor's tree nor the exact
 model ever exceeds the bound, and that candidates do not change.
 """
@@ -33,25 +32,19 @@ from typing import NamedTuple
 
 from selectolax.lexbor import LexborHTMLParser
 
-from article_runtime.candidates.depth import (
-    MAX_DEPTH,
-    MAX_ELEMENTS,
-    TRAFILATURA_MAX_WIDTH,
-    PageShape,
-)
+from article_runtime.candidates.depth import MAX_DEPTH, MAX_ELEMENTS
 from article_runtime.errors import InputError
 
 __all__ = [
     "MAX_TAGS",
     "TagCounts",
-    "bounded_shape",
     "check_tree_depth",
     "count_tags",
 ]
 
-MAX_TAGS = TRAFILATURA_MAX_WIDTH
+MAX_TAGS = 5_000
 """Past this many ``<`` the exact scan runs whatever the bound says: it keeps lexbor's
-quadratic cost in depth small, and trafilatura's tree within its width limit."""
+quadratic cost in depth small."""
 
 _FORMATTING = frozenset(
     ("b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike", "strong", "tt", "u")
@@ -155,10 +148,3 @@ def check_tree_depth(tree: LexborHTMLParser) -> None:
     """
     if tree.css_first(_TOO_DEEP) is not None:
         raise InputError("html_too_deep", f"more than {MAX_DEPTH} nested elements")
-
-
-def bounded_shape(counts: TagCounts) -> PageShape:
-    """The shape of a bounded page, every figure an upper bound (``widest``: of lxml's tree,
-    see the module docstring). No code spans: finding scripts in the page without the exact
-    scan cost 0.8 ms a page, more than emptying them saves trafilatura (0.2 ms, WCXB median)."""
-    return PageShape(depth=counts.elements_bound, elements=counts.tags, widest=counts.tags)

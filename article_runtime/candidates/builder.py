@@ -10,12 +10,12 @@ from collections.abc import Sequence
 
 from selectolax.lexbor import LexborHTMLParser
 
-from article_runtime.candidates.bounds import bounded_shape, check_tree_depth, count_tags
+from article_runtime.candidates.bounds import check_tree_depth, count_tags
 from article_runtime.candidates.decode import decode_html
 from article_runtime.candidates.depth import scan_page
-from article_runtime.candidates.extractors import vote
+from article_runtime.candidates.extractors import trafilatura_input, vote
 from article_runtime.candidates.fallback_title import fallback_title
-from article_runtime.candidates.language import MAX_SAMPLE_CHARS, decide_language
+from article_runtime.candidates.language import MAX_SAMPLE_CHARS, decide_language, declared_language
 from article_runtime.candidates.metadata import MAX_TEXT, extract_metadata
 from article_runtime.candidates.prune import prune, prune_unvoted
 from article_runtime.candidates.segment import RawBlock, Segmentation, segment
@@ -98,6 +98,18 @@ def _language_sample(blocks: Sequence[RawBlock]) -> str:
     return " ".join(chosen)[:MAX_SAMPLE_CHARS]
 
 
+def _parse(text: str) -> LexborHTMLParser:
+    tree = LexborHTMLParser(text)
+    tree.strip_tags(["rt", "rp"])  # ruby readings are pronunciation aids, not text (titles too)
+    return tree
+
+
+def _full_trafilatura_input(text: str) -> str | None:
+    """What trafilatura's full mode reads (about 5% of pages): parsed again, as the fast
+    mode's input took out what the full mode reads."""
+    return trafilatura_input(_parse(text), fast=False)
+
+
 def build_candidates(
     html: bytes | str, *, url: str | None = None, feed: FeedMetadata | None = None
 ) -> CandidateSet:
@@ -113,20 +125,23 @@ def build_candidates(
     url = normalize_url(url)
     text = decode_html(html)
     counts = count_tags(text)
-    # bounds.py: most pages are too small for the exact scan to be needed
-    shape = bounded_shape(counts) if counts.bounded else scan_page(text)
-    tree = LexborHTMLParser(text)
+    if not counts.bounded:  # bounds.py: most pages are too small for the exact scan to be needed
+        scan_page(text)
+    tree = _parse(text)
     if counts.bounded:
         check_tree_depth(tree)
-    tree.strip_tags(["rt", "rp"])  # ruby readings are pronunciation aids, not text (titles too)
     seg = segment(tree, url)
     if not seg.blocks:
         raise InputError("no_text_blocks", "the page has no visible text")
     blocks = prune(seg.blocks)
-    vote(blocks, seg.container_parent, shape.without_code(text), trafilatura=shape.fits_trafilatura)
-    blocks = prune_unvoted(blocks)  # chrome outside everything an extractor chose
     metadata, decisions = extract_metadata(tree, url, feed)
-    language, declared, detected = decide_language(tree, _language_sample(blocks))
+    declared = declared_language(tree)
+    # trafilatura_input takes from the tree what trafilatura would delete: its last reader
+    vote(
+        blocks, seg.container_parent, trafilatura_input(tree), lambda: _full_trafilatura_input(text)
+    )
+    blocks = prune_unvoted(blocks)  # chrome outside everything an extractor chose
+    language, declared, detected = decide_language(declared, _language_sample(blocks))
     final, ids = _number(blocks)
     if not metadata.title:  # no markup names a title: the page's own first heading or sentence
         title = fallback_title(final, limit=MAX_TEXT, locale=language or "root")

@@ -30,8 +30,6 @@ from article_runtime.errors import InputError
 __all__ = [
     "MAX_DEPTH",
     "MAX_ELEMENTS",
-    "TRAFILATURA_MAX_ELEMENTS",
-    "TRAFILATURA_MAX_WIDTH",
     "PageShape",
     "check_depth",
     "scan_page",
@@ -42,8 +40,6 @@ MAX_ELEMENTS = 100_000
 """20x the most of 905 real article pages (about 5 000). Past it the page is refused: the DOM
 walk, pruning and the harness cost about 40 µs per text block, and a page this size is no
 article a cheap model could read in one call anyway."""
-TRAFILATURA_MAX_ELEMENTS = 40_000
-TRAFILATURA_MAX_WIDTH = 5_000  # element children of one element; real pages: at most ~1 000
 
 _WS = " \t\n\f\r"
 _NAME_END = frozenset(_WS + "/>")
@@ -58,7 +54,6 @@ _VOID = _set(
     "source track wbr"
 )
 _RAW_TEXT = _set("script style textarea title xmp iframe noembed noframes")
-_CODE = _set("script style")
 _IGNORED_IN_BODY = _set("html body head frameset frame")
 _TABLE_SECTIONS = _set("tbody thead tfoot")
 _TABLE_PARTS = _TABLE_SECTIONS | _set("tr td th caption colgroup")
@@ -160,8 +155,6 @@ class _Stack:
         self.formatting: list[_Entry | None] = []  # None is a marker
         self.next_serial = 0
         self.deepest = 0
-        self.children: list[int] = [0]  # element children of body, then of each open element
-        self.widest = 0
         self.form_open = False  # the parser's "form element pointer" is set
         self._groups: dict[tuple[str, str], tuple[list[int], ...]] = {}
 
@@ -192,12 +185,6 @@ class _Stack:
         if index >= self.limit:
             raise InputError("html_too_deep", f"more than {self.limit} nested elements")
         self._build()
-        children = self.children
-        count = children[-1] + 1  # one more element inside the current node
-        children[-1] = count
-        if count > self.widest:
-            self.widest = count
-        children.append(0)
         groups = self._groups.get((name, foreign)) or self._groups_of(name, foreign)
         for positions in groups:
             positions.append(index)
@@ -227,7 +214,7 @@ class _Stack:
             if serial >= 0:
                 self.open.discard(serial)
         del self.names[index:], self.foreign[index:], self.serials[index:]
-        del self.groups[index:], self.children[index + 1 :]
+        del self.groups[index:]
 
     def pop(self) -> None:
         self.pop_to(len(self.names) - 1)
@@ -243,9 +230,6 @@ class _Stack:
     def child(self) -> None:
         """One more element inside the current node (a void one, or one about to open)."""
         self._build()
-        self.children[-1] += 1
-        if self.children[-1] > self.widest:
-            self.widest = self.children[-1]
 
     def top(self, name: str) -> int:
         """Position of the topmost open ``name``, or -1."""
@@ -646,32 +630,6 @@ class PageShape(NamedTuple):
 
     depth: int  # the deepest stack of open elements inside <body>
     elements: int  # start tags, each one element (or none, when the parser drops it)
-    widest: int  # the most element children any one element gets
-    code: tuple[tuple[int, int], ...] = ()
-    """``(start, end)`` of the content of each HTML ``<script>`` and ``<style>`` that holds
-    code: no ``json`` in its start tag (JSON-LD is data trafilatura reads) and no ``<!--``
-    inside (where a tokenizer's escaped script states could move the end)."""
-
-    def without_code(self, html: str) -> str:
-        """``html`` with the ``code`` spans emptied, for trafilatura: its tree cleaning drops
-        every script and style anyway, and parsing and copying them cost it about 1 ms of
-        9.5 on a median page (same output on every page of ../shared, test_extractors)."""
-        if not self.code:
-            return html
-        pieces: list[str] = []
-        start = 0
-        for begin, end in self.code:
-            pieces.append(html[start:begin])
-            start = end
-        pieces.append(html[start:])
-        return "".join(pieces)
-
-    @property
-    def fits_trafilatura(self) -> bool:
-        """trafilatura's main pass is quadratic in wide elements (10 000 inline elements in
-        one ``<p>``: 1 s; 20 000: 4 s; 120 000 sibling paragraphs: 10 s); past these limits,
-        20x and 5x the largest of 905 real pages, the DOM heuristic votes alone."""
-        return self.elements <= TRAFILATURA_MAX_ELEMENTS and self.widest <= TRAFILATURA_MAX_WIDTH
 
 
 def scan_page(html: str, limit: int = MAX_DEPTH, max_elements: int = MAX_ELEMENTS) -> PageShape:
@@ -689,8 +647,6 @@ def scan_page(html: str, limit: int = MAX_DEPTH, max_elements: int = MAX_ELEMENT
     known: dict[str, tuple[str, int]] = {}  # head (see _HEAD) -> (lower-case name, length)
     foreign = stack.foreign
     formatting = stack.formatting
-    code: list[tuple[int, int]] = []
-    after_foreign = False  # an <svg> or <math> start tag came before (see code below)
     end = len(html)
     elements = 0
     text_from = 0  # where the text since the last tag starts
@@ -741,10 +697,6 @@ def scan_page(html: str, limit: int = MAX_DEPTH, max_elements: int = MAX_ELEMENT
                 if elements > max_elements:
                     raise InputError("too_many_elements", f"more than {max_elements} elements")
                 attributes = html[name_end : pos - 1] if name in _FORMATTING else ""
-                # lxml (libxml2) knows no SVG or MathML: after one, its raw-text and RCDATA
-                # elements (textarea, title, ...) can end elsewhere than HTML's, so no later
-                # script or style is emptied (test_depth: lxml reads the same outside code).
-                after_foreign = after_foreign or name in _FOREIGN_ROOTS
                 _start(stack, name, self_closing, attributes)
                 if (name in _RAW_TEXT or name == "plaintext") and (
                     stack.names and stack.names[-1] == name and not foreign[-1]
@@ -752,16 +704,7 @@ def scan_page(html: str, limit: int = MAX_DEPTH, max_elements: int = MAX_ELEMENT
                     if name == "plaintext":
                         break  # everything after it is text
                     stack.pop()
-                    content = pos
-                    at, pos = _raw_text_end(html, pos, name)
-                    if (
-                        name in _CODE
-                        and not after_foreign
-                        and at > content
-                        and "json" not in html[name_end:content].lower()
-                        and html.find("<!--", content, at) < 0
-                    ):
-                        code.append((content, at))
+                    pos = _raw_text_end(html, pos, name)
         elif closing:
             close = html.find(">", pos + 2)
             pos = end if close < 0 else close + 1
@@ -785,23 +728,23 @@ def scan_page(html: str, limit: int = MAX_DEPTH, max_elements: int = MAX_ELEMENT
         pos = html.find("<", pos)
     if 0 <= text_from < end and formatting:
         stack.reconstruct()  # text after the last tag
-    return PageShape(stack.deepest, elements, stack.widest, tuple(code))
+    return PageShape(stack.deepest, elements)
 
 
-def _raw_text_end(html: str, pos: int, name: str) -> tuple[int, int]:
-    """Where the end tag that closes raw text starts (-1: none) and the position after it:
+def _raw_text_end(html: str, pos: int, name: str) -> int:
+    """The position after the end tag that closes raw text (the input's end when none):
     ``</`` and ``name`` in any case, then a space, ``/`` or ``>``."""
     size = len(name)
     while True:
         at = html.find("</", pos)
         if at < 0:
-            return -1, len(html)
+            return len(html)
         after = at + 2 + size
         if html[at + 2 : after].lower() == name and (
             after >= len(html) or html[after] in _NAME_END
         ):
             close = html.find(">", after)
-            return at, len(html) if close < 0 else close + 1
+            return len(html) if close < 0 else close + 1
         pos = at + 2
 
 

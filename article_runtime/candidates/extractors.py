@@ -4,15 +4,18 @@
 density), propagated to container ancestors; the best container's blocks win.
 ``trafilatura``: its text output matched back to our blocks by normalized text (NFC, casefold,
 collapsed whitespace): a block counts when it is a whole output line or lies inside the output.
+It reads lexbor's tree, serialized (``trafilatura_input``), not the raw page: one parse of
+broken markup, a browser's, for both extractors.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import icu
 import trafilatura
+from selectolax.lexbor import LexborHTMLParser
 
 from article_runtime.candidates.segment import RawBlock
 from article_runtime.text.segments import nfc
@@ -25,6 +28,24 @@ SHORT_MATCH_CHARS = 20  # shorter blocks must equal a whole output line, not jus
 # trafilatura's fast mode skips its fallback extractors; below this many characters of output
 # it most likely missed the article, and the full mode runs (about 5% of benchmark pages).
 MIN_FAST_CHARS = 1000
+# trafilatura's main pass is quadratic in wide elements (10 000 inline elements in one <p>: 1 s;
+# 20 000: 4 s; 120 000 sibling paragraphs: 10 s); past these limits, 20x and 5x the largest of
+# 905 real pages, the DOM heuristic votes alone.
+TRAFILATURA_MAX_ELEMENTS = 40_000
+TRAFILATURA_MAX_WIDTH = 5_000  # element children of one element; real pages: at most ~1 000
+_TOO_WIDE = f"*:nth-child({TRAFILATURA_MAX_WIDTH + 1})"
+# What trafilatura deletes unread from every tree it is given, in its main pass
+# (``tree_cleaning``) and in its page measure and rescue (``basic_cleaning``): parsing and
+# pruning them only cost it time. JSON-LD stays: it reads articles and forum posts there; and
+# a <meta> in the body (microdata) ends a line of its text.
+_UNREAD = 'script:not([type="application/ld+json"]), style, head meta, head link'
+# The fast mode's main pass deletes these too (``tree_cleaning``; asides, footers and navs are
+# about 15% of its time). Not unread everywhere: when the main pass finds little, its rescue
+# and page measure read a nav's text, and the full mode's readability reads all of them (an
+# svg's text on a page without other text; a page whose whole article sat in an <aside>): so
+# the full mode gets them back (``trafilatura_text``). Measured on the bench sets: every
+# quality row the same or better.
+_UNREAD_FAST = f"{_UNREAD}, svg, aside, footer, nav"
 
 
 def fold(text: str) -> str:
@@ -106,16 +127,44 @@ def dom_selection(blocks: Sequence[RawBlock], parents: dict[int, int | None]) ->
     return chosen
 
 
-def trafilatura_text(html: str, *, fast: bool = True) -> str:
+def trafilatura_input(tree: LexborHTMLParser, *, fast: bool = True) -> str | None:
+    """``tree`` serialized for trafilatura, without what it would delete unread; None when it
+    is too big for trafilatura (``TRAFILATURA_MAX_*``, counted after those deletions).
+
+    lexbor's tree, not the raw page: lxml reads broken markup otherwise than a browser (and
+    our blocks), and trafilatura then found one page-long line on pages whose article it now
+    finds. Takes the deleted elements out of ``tree``: call it after every other reader.
+    """
+    for node in tree.css(_UNREAD_FAST if fast else _UNREAD):
+        node.decompose(recursive=False)  # unlinked whole, children and all
+    elements = len(tree.css("*"))
+    if elements > TRAFILATURA_MAX_ELEMENTS:
+        return None
+    # lexbor's :nth-child costs grow with the square of a width: asked only where one can be
+    # too wide (0.24 s on 60 000 <b> in one <p>)
+    if elements > TRAFILATURA_MAX_WIDTH and tree.css_first(_TOO_WIDE) is not None:
+        return None
+    return tree.html or ""
+
+
+def trafilatura_text(html: str, full_html: Callable[[], str | None] | None = None) -> str:
     """trafilatura's main text, one line per unit it recognized ('' when it finds none).
 
-    ``fast`` output shorter than ``MIN_FAST_CHARS`` is retried once with the full mode.
+    Its fast mode first; output shorter than ``MIN_FAST_CHARS`` is retried once with the full
+    mode, on ``full_html()`` (``trafilatura_input(fast=False)``) when given, else on ``html``.
     """
+    out = _extract(html, fast=True)
+    if len(out) < MIN_FAST_CHARS:
+        full = full_html() if full_html is not None else html
+        if full is not None:
+            out = _extract(full, fast=False)
+    return out
+
+
+def _extract(html: str, *, fast: bool) -> str:
     out = trafilatura.extract(
         html, fast=fast, include_comments=False, include_tables=True, deduplicate=False
     )
-    if fast and len(out or "") < MIN_FAST_CHARS:
-        return trafilatura_text(html, fast=False)
     return out or ""
 
 
@@ -139,17 +188,18 @@ def trafilatura_selection(blocks: Sequence[RawBlock], text: str) -> set[int]:
 def vote(
     blocks: Sequence[RawBlock],
     parents: dict[int, int | None],
-    html: str,
-    *,
-    trafilatura: bool = True,
+    html: str | None,
+    full_html: Callable[[], str | None] | None = None,
 ) -> None:
     """Fill each block's ``extractors`` with the extractors that selected it.
 
-    ``trafilatura=False`` (a page whose shape would cost trafilatura many seconds, see
-    ``depth.PageShape``) leaves the vote to the DOM heuristic alone.
+    ``html`` (and ``full_html``, see ``trafilatura_text``) is what trafilatura reads; None
+    (a page too big for it, see ``trafilatura_input``) leaves the vote to the DOM heuristic.
     """
     dom = dom_selection(blocks, parents)
-    traf = trafilatura_selection(blocks, trafilatura_text(html)) if trafilatura else set()
+    traf = set()
+    if html is not None:
+        traf = trafilatura_selection(blocks, trafilatura_text(html, full_html))
     for block in blocks:
         block.extractors = [
             name for name, chosen in ((DOM, dom), (TRAFILATURA, traf)) if block.index in chosen

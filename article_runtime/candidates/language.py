@@ -20,6 +20,7 @@ __all__ = [
     "MAX_SAMPLE_CHARS",
     "MIN_SAMPLE_LETTERS",
     "decide_language",
+    "declared_language",
     "detect_languages",
 ]
 
@@ -42,10 +43,10 @@ def _identifier() -> LanguageIdentifier:
 
 
 def decide_language(
-    tree: LexborHTMLParser, text_sample: str
+    declared: str | None, text_sample: str
 ) -> tuple[str | None, str | None, str | None]:
-    """Return ``(language, declared, detected)`` as lower-case ISO 639 primary subtags."""
-    declared = declared_language(tree)
+    """Return ``(language, declared, detected)`` as lower-case ISO 639 primary subtags;
+    ``declared`` is ``declared_language`` of the page."""
     detected, probability = detect_language(text_sample)
     if detected is not None and probability >= CONFIDENT:
         return detected, declared, detected

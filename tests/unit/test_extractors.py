@@ -6,11 +6,17 @@ from typing import Any
 
 import pytest
 import trafilatura
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser
 
+from article_runtime.candidates import build_candidates
 from article_runtime.candidates.extractors import (
+    TRAFILATURA_MAX_ELEMENTS,
+    TRAFILATURA_MAX_WIDTH,
     dom_selection,
     fold,
+    trafilatura_input,
     trafilatura_selection,
     trafilatura_text,
     vote,
@@ -84,6 +90,130 @@ def test_short_fast_output_is_retried_in_full_mode(monkeypatch: pytest.MonkeyPat
     calls.clear()
     monkeypatch.setattr(trafilatura, "extract", lambda html, **o: "z" * 1000)
     assert trafilatura_text("<p>x</p>") == "z" * 1000
+
+
+def test_full_mode_reads_its_own_input_and_only_when_needed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    read: list[tuple[str, bool]] = []
+
+    def fake(html: str, **options: Any) -> str | None:
+        read.append((html, options["fast"]))
+        return "short" if html == "fast input" else "z" * 1000
+
+    monkeypatch.setattr(trafilatura, "extract", fake)
+    assert trafilatura_text("fast input", lambda: "full input") == "z" * 1000
+    assert read == [("fast input", True), ("full input", False)]
+    read.clear()
+    assert trafilatura_text("fast input", lambda: None) == "short"  # too big for the full mode
+    assert read == [("fast input", True)]
+
+    def unused() -> str:
+        raise AssertionError("the fast output was long enough")
+
+    read.clear()
+    assert trafilatura_text("long", unused) == "z" * 1000
+    assert read == [("long", True)]
+
+
+def test_trafilatura_input_leaves_out_what_trafilatura_deletes_unread() -> None:
+    page = (
+        '<html><head><meta name="a" content="b"><link rel="x" href="/y"><style>p {}</style>'
+        '<script>var x = "<p>code</p>";</script>'
+        '<script type="application/ld+json">{"articleBody": "body"}</script></head>'
+        "<body><nav>Menu</nav><aside>Rail</aside><p>Text<svg><title>Icon</title></svg></p>"
+        "<footer>Foot</footer></body></html>"
+    )
+    fast = trafilatura_input(LexborHTMLParser(page))
+    assert fast == (
+        '<html><head><script type="application/ld+json">{"articleBody": "body"}</script>'
+        "</head><body><p>Text</p></body></html>"
+    )
+    full = trafilatura_input(LexborHTMLParser(page), fast=False)
+    assert full == (
+        '<html><head><script type="application/ld+json">{"articleBody": "body"}</script>'
+        "</head><body><nav>Menu</nav><aside>Rail</aside>"
+        "<p>Text<svg><title>Icon</title></svg></p><footer>Foot</footer></body></html>"
+    )
+
+
+def test_trafilatura_input_refuses_trees_too_big_for_trafilatura() -> None:
+    wide = "<p>" + "<b>x</b>" * TRAFILATURA_MAX_WIDTH + "</p>"
+    assert trafilatura_input(LexborHTMLParser(wide)) is not None
+    assert trafilatura_input(LexborHTMLParser(wide + "<i>y</i>")) is not None  # other parent
+    assert trafilatura_input(LexborHTMLParser(wide.replace("</p>", "<b>x</b></p>"))) is None
+    group = "<div>" + "<p>x</p>" * 3_999 + "</div>"  # 4 000 elements
+    groups = TRAFILATURA_MAX_ELEMENTS // 4_000
+    assert trafilatura_input(LexborHTMLParser(group * (groups - 1))) is not None
+    assert trafilatura_input(LexborHTMLParser(group * groups)) is None  # and html, head, body
+    # what trafilatura would delete unread does not count
+    hidden = "<nav>" + "<a>x</a>" * (TRAFILATURA_MAX_WIDTH + 1) + "</nav><p>y</p>"
+    assert trafilatura_input(LexborHTMLParser(hidden)) is not None
+    assert trafilatura_input(LexborHTMLParser(hidden), fast=False) is None
+
+
+def test_an_article_inside_an_aside_is_still_found_by_the_full_mode() -> None:
+    """Regression: a page held its whole body in ``<aside class=announcement-banner>``. The
+    fast mode deletes every aside and finds nothing; the full mode's readability found the
+    article, until its input lost the asides too (the vote then had the DOM alone)."""
+    paragraphs = "".join(f"<p>{PROSE} Part {n}.</p>" for n in range(6))
+    page = (
+        "<html><head><title>Budget</title></head><body><aside class=announcement-banner>"
+        f"<main><article><h1>The budget</h1>{paragraphs}</article></main></aside></body></html>"
+    )
+    candidates = build_candidates(page, url="https://example.org/budget")
+    prose = [b for b in candidates.blocks if b.text.startswith(PROSE)]
+    assert len(prose) == 6
+    assert all("trafilatura" in b.extractors for b in prose)
+
+
+# Markup trafilatura reads, and markup it deletes unread (``_UNREAD``), mixed at random.
+_SOUP = st.lists(
+    st.sampled_from(
+        [
+            "<p>",
+            "</p>",
+            "<div>",
+            "</div>",
+            "<h2>",
+            "</h2>",
+            "<li>",
+            "<b>",
+            "</b>",
+            "<table><tr><td>",
+            "</table>",
+            "<article>",
+            f"{PROSE} ",
+            "Short words. ",
+            "<script>var s = '<p>code</p>';</script>",
+            '<script type="application/ld+json">{"articleBody": "From JSON-LD"}</script>',
+            "<style>p { color: red }</style>",
+            "<svg><title>Icon text</title><text>Label</text></svg>",
+            '<meta itemprop="name" content="m">',
+            '<link rel="x" href="/y">',
+        ]
+    ),
+    max_size=40,
+).map("".join)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_SOUP, st.booleans())
+@example(f"<p>{PROSE}<svg><text>Label</text></svg></p>" * 3, True)
+@example("<svg><title>Icon text</title><text>Label</text></svg>", False)  # readability reads it
+@example('<script type="application/ld+json">{"articleBody": "From JSON-LD"}</script>', False)
+@example(f'{PROSE}<meta itemprop="name" content="m">{PROSE}', True)  # a line ends there
+def test_what_is_left_out_changes_no_trafilatura_output(soup: str, fast: bool) -> None:
+    """Each mode's text from its ``trafilatura_input`` is its text from the whole tree,
+    serialized (the fast mode's asides, footers and navs aside: measured, see the module)."""
+    page = f"<html><head><title>t</title></head><body>{soup}</body></html>"
+    whole = LexborHTMLParser(page).html or ""
+    reduced = trafilatura_input(LexborHTMLParser(page), fast=fast)
+    assert reduced is not None
+    options: dict[str, Any] = {"include_comments": False, "include_tables": True}
+    assert trafilatura.extract(reduced, fast=fast, **options) == trafilatura.extract(
+        whole, fast=fast, **options
+    )
 
 
 def test_prune_drops_short_link_paragraphs_but_not_linked_headings() -> None:

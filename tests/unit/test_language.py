@@ -5,7 +5,11 @@ from __future__ import annotations
 import pytest
 from selectolax.lexbor import LexborHTMLParser
 
-from article_runtime.candidates.language import decide_language, primary_subtag
+from article_runtime.candidates.language import (
+    decide_language,
+    declared_language,
+    primary_subtag,
+)
 
 PT = (
     "O governo anunciou nesta terça-feira um novo pacote de medidas para conter a inflação. "
@@ -23,9 +27,11 @@ JA = (
 )
 
 
-def tree(head: str = "", lang: str | None = None) -> LexborHTMLParser:
+def tree(head: str = "", lang: str | None = None) -> str | None:
+    """The language the page declares (what ``decide_language`` weighs detection against)."""
     attr = f' lang="{lang}"' if lang is not None else ""
-    return LexborHTMLParser(f"<html{attr}><head>{head}</head><body><p>x</p></body></html>")
+    page = LexborHTMLParser(f"<html{attr}><head>{head}</head><body><p>x</p></body></html>")
+    return declared_language(page)
 
 
 def test_declared_and_detected_agree() -> None:
