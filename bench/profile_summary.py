@@ -1,7 +1,7 @@
 """Where a worker's CPU went, from py-spy's collapsed stacks: one line per part of the work.
 
 Each sample goes to the first part, in ``PARTS`` order, that one of its frames names, so a
-codec call made by the ledger counts as the ledger's; else to the library nearest its leaf.
+table write made by the ledger counts as the ledger's; else to the library nearest its leaf.
 Sampled with ``--gil`` (only the thread holding Python's lock), a part's samples times the
 sampling period is the time it held the interpreter: its share of the one core a worker's
 Python code can use. Divided by the articles measured it reads beside
@@ -22,8 +22,7 @@ from pathlib import Path
 PARTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("logging", ("logging/__init__.py", "streams/logs.py")),
     ("metrics (ours and Faust's sensors)", ("prometheus_client", "streams/metrics.py", "Sensor")),
-    ("ledger: decode a copy of every record", ("describe (agents/ledger.py",)),
-    ("ledger: tables and the rest", ("ledger (agents/ledger.py", "updated (agents/ledger.py")),
+    ("ledger: lineage, counters, recent terminals", ("Ledger.", "updated (agents/ledger.py")),
     ("candidates: build the candidate set", ("build_candidates (",)),
     ("hygiene: harness (judge, assemble)", ("run_hygiene_harness (",)),
     ("hygiene: render, call, parse", ("run_hygiene (",)),

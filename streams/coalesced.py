@@ -1,10 +1,10 @@
 """Table writes with at most one changelog record in flight per key.
 
-The ledger changes two tables for every message of every topic: the article's lineage and a
-per-partition counter. Each change was a changelog record of its own, produced and confirmed
+The ledger changes two tables for every message of the flow: the article's lineage and its
+partition's counters. Each change was a changelog record of its own, produced and confirmed
 one by one, and most were overwritten a moment later (a busy partition bumps its counters on
-every message; hygiene produces an article's fallback events and its article at once). Here a
-change goes out at once when its key has no record in flight, and otherwise waits for that
+every message; hygiene takes a page and makes its fallback events and its article at once).
+Here a change goes out at once when its key has no record in flight, and otherwise waits for that
 record and then goes out together with every change made meanwhile, as the key's next record:
 under load a hot key writes one record per round trip instead of one per message, and a quiet
 flow writes as before, without waiting.
