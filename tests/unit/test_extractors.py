@@ -15,7 +15,9 @@ from article_runtime.candidates.extractors import (
     TRAFILATURA_MAX_ELEMENTS,
     TRAFILATURA_MAX_WIDTH,
     dom_selection,
+    element_bound,
     fold,
+    output_keys,
     trafilatura_input,
     trafilatura_selection,
     trafilatura_text,
@@ -241,3 +243,53 @@ def test_prune_unvoted_drops_chrome_outside_the_voted_span_only() -> None:
     for block in blocks:
         block.extractors = []
     assert len(prune_unvoted(blocks)) == len(blocks)  # no vote, no evidence: nothing dropped
+
+
+_MARKUP = st.lists(
+    st.one_of(
+        _SOUP,
+        st.sampled_from(
+            [
+                "<!-- a < b </p> -->",
+                '<a title="x < y </b>" href="/z">',
+                "</a>",
+                "<template><p>t</p></template>",
+                "<textarea></div> < </textarea>",
+                "<math><mi>x</mi></math>",
+                "<br>",
+                "<img src=a>",
+                "<table><td>",
+                "</td>",
+                "<",
+                "</",
+                "<b<i>",
+                "<p/>",
+            ]
+        ),
+        st.text(max_size=5),
+    ),
+    max_size=30,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_MARKUP)
+@example('<p title="</p></p></p>">x</p>')
+def test_element_bound_is_never_below_lexbors_element_count(markup: str) -> None:
+    tree = LexborHTMLParser(markup)
+    assert element_bound(tree.html or "") >= len(tree.css("*"))
+
+
+# line breaks of every kind, other white space, combining marks, case folds that grow
+_OUTPUT_CHARS = "aB ß\u0301\u0338>-#*\n\r\x0b\x1c\x85\u2028\u2000İé\u3000日"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(_OUTPUT_CHARS), max_size=40))
+@example(">\u0338 x\n\u0301a")
+def test_output_keys_fold_the_whole_output_as_fold_does(text: str) -> None:
+    lines, whole = output_keys(text)
+    assert whole == fold(text)
+    assert lines == {fold(line) for line in text.splitlines()} | {
+        fold(line.lstrip("-#*> ")) for line in text.splitlines()
+    }
