@@ -12,6 +12,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from article_runtime.candidates import build_candidates
 from article_runtime.candidates.extractors import (
+    MIN_FAST_CHARS,
     TRAFILATURA_MAX_ELEMENTS,
     TRAFILATURA_MAX_WIDTH,
     dom_selection,
@@ -92,6 +93,29 @@ def test_short_fast_output_is_retried_in_full_mode(monkeypatch: pytest.MonkeyPat
     calls.clear()
     monkeypatch.setattr(trafilatura, "extract", lambda html, **o: "z" * 1000)
     assert trafilatura_text("<p>x</p>") == "z" * 1000
+
+
+def test_output_short_in_characters_but_not_in_words_is_not_retried(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Japanese says as much in fewer characters than English: the NHK sample's whole
+    article is 372 characters, 215 ICU words (it ran trafilatura twice). English prose of
+    fewer characters than ``MIN_FAST_CHARS`` is retried still."""
+    japanese = "政府は火曜日に新しい予算を承認した。学校や道路の予算が増える。" * 13
+    english = (PROSE + " ") * 7
+    calls: list[bool] = []
+
+    def fake(html: str, **options: Any) -> str | None:
+        calls.append(options["fast"])
+        return html if options["fast"] else "full"
+
+    monkeypatch.setattr(trafilatura, "extract", fake)
+    assert len(japanese) < MIN_FAST_CHARS and len(english) < MIN_FAST_CHARS
+    assert trafilatura_text(japanese) == japanese
+    assert calls == [True]
+    calls.clear()
+    assert trafilatura_text(english) == "full"
+    assert calls == [True, False]
 
 
 def test_full_mode_reads_its_own_input_and_only_when_needed(
