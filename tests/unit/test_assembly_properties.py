@@ -216,6 +216,15 @@ def test_any_valid_selection_assembles_grounded_and_reads_back_as_its_blocks(
     assert shown_links == kept_links
 
 
+@settings(max_examples=200, deadline=None)
+@given(selections())
+def test_links_and_images_change_no_body_text(chosen: tuple[CandidateSet, HygieneProposal]) -> None:
+    """What ``deterministic._enough`` relies on to count words without them."""
+    cs, proposal = chosen
+    bare = proposal.model_copy(update={"kept_link_ids": [], "kept_image_ids": []})
+    assert assemble(cs, bare, {}).body_text == assemble(cs, proposal, {}).body_text
+
+
 @st.composite
 def repaired(draw: st.DrawFn) -> tuple[CandidateSet, HygieneProposal, list[ReviewedRepair]]:
     """A selection and repairs reviewed as accepted anywhere in the kept blocks' text."""
