@@ -159,8 +159,12 @@ def _proposal(
 
 
 def _enough(candidates: CandidateSet, proposal: HygieneProposal, kept: list[Block]) -> bool:
-    """Whether the harness's content minimum (step 10) holds for this selection."""
-    body = assemble(candidates, proposal, {}).body_text
+    """Whether the harness's content minimum (step 10) holds for this selection.
+
+    Links and images change no body text: assembled without them, it is the same, cheaper.
+    """
+    bare = proposal.model_copy(update={"kept_link_ids": [], "kept_image_ids": []})
+    body = assemble(candidates, bare, {}).body_text
     return content_shortfall(kept, body) is None
 
 

@@ -18,16 +18,21 @@ import trafilatura
 from selectolax.lexbor import LexborHTMLParser
 
 from article_runtime.candidates.segment import RawBlock
-from article_runtime.text.segments import nfc
+from article_runtime.text.segments import count_words, nfc
 
 DOM = "dom"
 TRAFILATURA = "trafilatura"
 MIN_SCORED_CHARS = 25  # shorter blocks carry no evidence of being prose
 MAX_LINK_DENSITY = 0.5
 SHORT_MATCH_CHARS = 20  # shorter blocks must equal a whole output line, not just occur in it
-# trafilatura's fast mode skips its fallback extractors; below this many characters of output
-# it most likely missed the article, and the full mode runs (about 5% of benchmark pages).
+# trafilatura's fast mode skips its fallback extractors; with output short in characters and
+# in words it most likely missed the article, and the full mode runs (about 5% of benchmark
+# pages). Words too: Chinese and Japanese write a word in one to three characters, so a whole
+# article can be under 1000 characters (on both such bench pages the full mode found nothing
+# more). 1000 characters of English prose hold about 160-180 ICU words (the bench outputs
+# under 1000 characters in other scripts at most 153): those are all retried as before.
 MIN_FAST_CHARS = 1000
+MIN_FAST_WORDS = 200
 # trafilatura's main pass is quadratic in wide elements (10 000 inline elements in one <p>: 1 s;
 # 20 000: 4 s; 120 000 sibling paragraphs: 10 s); past these limits, 20x and 5x the largest of
 # 905 real pages, the DOM heuristic votes alone.
@@ -137,6 +142,9 @@ def trafilatura_input(tree: LexborHTMLParser, *, fast: bool = True) -> str | Non
     """
     for node in tree.css(_UNREAD_FAST if fast else _UNREAD):
         node.decompose(recursive=False)  # unlinked whole, children and all
+    html = tree.html or ""
+    if element_bound(html) <= TRAFILATURA_MAX_WIDTH:
+        return html  # most pages: too few elements for either limit, none counted
     elements = len(tree.css("*"))
     if elements > TRAFILATURA_MAX_ELEMENTS:
         return None
@@ -144,17 +152,24 @@ def trafilatura_input(tree: LexborHTMLParser, *, fast: bool = True) -> str | Non
     # too wide (0.24 s on 60 000 <b> in one <p>)
     if elements > TRAFILATURA_MAX_WIDTH and tree.css_first(_TOO_WIDE) is not None:
         return None
-    return tree.html or ""
+    return html
+
+
+def element_bound(html: str) -> int:
+    """At least the number of elements in serialized ``html``: each has one start tag, a
+    ``<`` that opens no end tag. Two passes in C, not a Python object per element."""
+    return html.count("<") - html.count("</")
 
 
 def trafilatura_text(html: str, full_html: Callable[[], str | None] | None = None) -> str:
     """trafilatura's main text, one line per unit it recognized ('' when it finds none).
 
-    Its fast mode first; output shorter than ``MIN_FAST_CHARS`` is retried once with the full
-    mode, on ``full_html()`` (``trafilatura_input(fast=False)``) when given, else on ``html``.
+    Its fast mode first; output shorter than ``MIN_FAST_CHARS`` and ``MIN_FAST_WORDS`` is
+    retried once with the full mode, on ``full_html()`` (``trafilatura_input(fast=False)``)
+    when given, else on ``html``.
     """
     out = _extract(html, fast=True)
-    if len(out) < MIN_FAST_CHARS:
+    if len(out) < MIN_FAST_CHARS and count_words(out, at_most=MIN_FAST_WORDS) < MIN_FAST_WORDS:
         full = full_html() if full_html is not None else html
         if full is not None:
             out = _extract(full, fast=False)
@@ -168,13 +183,25 @@ def _extract(html: str, *, fast: bool) -> str:
     return out or ""
 
 
+def output_keys(text: str) -> tuple[set[str], str]:
+    """The folded output lines, each also without a list, heading or quote mark, and
+    ``fold(text)``: joined from the folded lines, as lines break at white space, where
+    neither NFC nor casefold joins characters (each line folded once, not three times)."""
+    raw_lines = text.splitlines()
+    output = [fold(line) for line in raw_lines]
+    lines = set(output)
+    for line in raw_lines:
+        marked = line.lstrip("-#*> ")
+        if marked != line:
+            lines.add(fold(marked))
+    return lines, " ".join(line for line in output if line)
+
+
 def trafilatura_selection(blocks: Sequence[RawBlock], text: str) -> set[int]:
     """Indices of blocks whose folded text is an output line or sits inside the output."""
     if not text:
         return set()
-    lines = {fold(line.lstrip("-#*> ")) for line in text.splitlines()}
-    lines |= {fold(line) for line in text.splitlines()}
-    whole = fold(text)
+    lines, whole = output_keys(text)
     chosen: set[int] = set()
     for block in blocks:
         folded = fold(block.text)

@@ -75,7 +75,9 @@ class _Authority(NamedTuple):
 
 def _clean(raw: str) -> str:
     """What browsers do first: strip C0 controls and spaces at the ends, drop tabs/newlines."""
-    return raw.translate(_REMOVED).strip(_STRIPPED)
+    if "\t" in raw or "\n" in raw or "\r" in raw:  # rare: three scans in C, not a copy
+        raw = raw.translate(_REMOVED)
+    return raw.strip(_STRIPPED)
 
 
 def _authority(netloc: str, scheme: str) -> _Authority | None:

@@ -162,6 +162,8 @@ def link_target(url: str) -> str:
 def destination(url: str) -> str:
     """``link_target(url)`` written so that only its own ``)`` ends it."""
     target = link_target(url)
+    if "&" not in target and _TARGET_ESCAPES.isdisjoint(target):
+        return target  # most URLs: nothing to escape, no per-character loop
     out: list[str] = []
     for i, ch in enumerate(target):
         if ch in _TARGET_ESCAPES or (ch == "&" and _entity_like(target[i + 1 :])):

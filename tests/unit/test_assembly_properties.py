@@ -216,6 +216,15 @@ def test_any_valid_selection_assembles_grounded_and_reads_back_as_its_blocks(
     assert shown_links == kept_links
 
 
+@settings(max_examples=200, deadline=None)
+@given(selections())
+def test_links_and_images_change_no_body_text(chosen: tuple[CandidateSet, HygieneProposal]) -> None:
+    """What ``deterministic._enough`` relies on to count words without them."""
+    cs, proposal = chosen
+    bare = proposal.model_copy(update={"kept_link_ids": [], "kept_image_ids": []})
+    assert assemble(cs, bare, {}).body_text == assemble(cs, proposal, {}).body_text
+
+
 @st.composite
 def repaired(draw: st.DrawFn) -> tuple[CandidateSet, HygieneProposal, list[ReviewedRepair]]:
     """A selection and repairs reviewed as accepted anywhere in the kept blocks' text."""
@@ -374,3 +383,44 @@ def test_the_deterministic_proposal_holds_whenever_the_page_has_an_article(
     words = count_words("\n".join(b.text for b in cs.blocks), at_most=15)
     assert report.reason == ("content_too_short" if has_body else "no_body_blocks")
     assert not has_body or words < 15, report
+
+
+def test_each_image_follows_the_nearest_kept_block_at_or_before_its_own() -> None:
+    """Base order decides: an image after a dropped block moves up to the kept block before
+    it, one before every kept block opens the article."""
+    blocks = [
+        Block(
+            id=f"b{n}", type="paragraph", text=f"Paragraph {n}.", container_id="c1", extractors=[]
+        )
+        for n in range(1, 6)
+    ]
+    anchors = [None, "b2", "b4", "b5", "b1"]
+    images = [
+        ImageCandidate(
+            id=f"i{n}",
+            src=f"https://example.org/{n}.jpg",
+            alt=f"Image {n}",
+            caption="",
+            after_block_id=after,
+        )
+        for n, after in enumerate(anchors, 1)
+    ]
+    cs = CandidateSet(
+        blocks=blocks,
+        metadata_candidates=MetadataCandidates(
+            title=[MetadataCandidate(id="t1", text="Title", source="h1")]
+        ),
+        images=images,
+        decisions=Decisions(),
+    )
+    proposal = HygieneProposal(
+        title_candidate_id="t1",
+        subtitle_candidate_id=None,
+        author_candidate_id=None,
+        kept_block_ids=["b1", "b3", "b5"],
+        kept_link_ids=[],
+        kept_image_ids=[i.id for i in images],
+        repairs=[],
+    )
+    order = [next(doc.pieces([node])).source[0] for node in assemble(cs, proposal, {}).document]
+    assert order == ["i1", "b1", "i2", "i5", "b3", "i3", "b5", "i4"]

@@ -12,10 +12,13 @@ from selectolax.lexbor import LexborHTMLParser
 
 from article_runtime.candidates import build_candidates
 from article_runtime.candidates.extractors import (
+    MIN_FAST_CHARS,
     TRAFILATURA_MAX_ELEMENTS,
     TRAFILATURA_MAX_WIDTH,
     dom_selection,
+    element_bound,
     fold,
+    output_keys,
     trafilatura_input,
     trafilatura_selection,
     trafilatura_text,
@@ -90,6 +93,29 @@ def test_short_fast_output_is_retried_in_full_mode(monkeypatch: pytest.MonkeyPat
     calls.clear()
     monkeypatch.setattr(trafilatura, "extract", lambda html, **o: "z" * 1000)
     assert trafilatura_text("<p>x</p>") == "z" * 1000
+
+
+def test_output_short_in_characters_but_not_in_words_is_not_retried(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Japanese says as much in fewer characters than English: the NHK sample's whole
+    article is 372 characters, 215 ICU words (it ran trafilatura twice). English prose of
+    fewer characters than ``MIN_FAST_CHARS`` is retried still."""
+    japanese = "政府は火曜日に新しい予算を承認した。学校や道路の予算が増える。" * 13
+    english = (PROSE + " ") * 7
+    calls: list[bool] = []
+
+    def fake(html: str, **options: Any) -> str | None:
+        calls.append(options["fast"])
+        return html if options["fast"] else "full"
+
+    monkeypatch.setattr(trafilatura, "extract", fake)
+    assert len(japanese) < MIN_FAST_CHARS and len(english) < MIN_FAST_CHARS
+    assert trafilatura_text(japanese) == japanese
+    assert calls == [True]
+    calls.clear()
+    assert trafilatura_text(english) == "full"
+    assert calls == [True, False]
 
 
 def test_full_mode_reads_its_own_input_and_only_when_needed(
@@ -241,3 +267,53 @@ def test_prune_unvoted_drops_chrome_outside_the_voted_span_only() -> None:
     for block in blocks:
         block.extractors = []
     assert len(prune_unvoted(blocks)) == len(blocks)  # no vote, no evidence: nothing dropped
+
+
+_MARKUP = st.lists(
+    st.one_of(
+        _SOUP,
+        st.sampled_from(
+            [
+                "<!-- a < b </p> -->",
+                '<a title="x < y </b>" href="/z">',
+                "</a>",
+                "<template><p>t</p></template>",
+                "<textarea></div> < </textarea>",
+                "<math><mi>x</mi></math>",
+                "<br>",
+                "<img src=a>",
+                "<table><td>",
+                "</td>",
+                "<",
+                "</",
+                "<b<i>",
+                "<p/>",
+            ]
+        ),
+        st.text(max_size=5),
+    ),
+    max_size=30,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_MARKUP)
+@example('<p title="</p></p></p>">x</p>')
+def test_element_bound_is_never_below_lexbors_element_count(markup: str) -> None:
+    tree = LexborHTMLParser(markup)
+    assert element_bound(tree.html or "") >= len(tree.css("*"))
+
+
+# line breaks of every kind, other white space, combining marks, case folds that grow
+_OUTPUT_CHARS = "aB ß\u0301\u0338>-#*\n\r\x0b\x1c\x85\u2028\u2000İé\u3000日"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(_OUTPUT_CHARS), max_size=40))
+@example(">\u0338 x\n\u0301a")
+def test_output_keys_fold_the_whole_output_as_fold_does(text: str) -> None:
+    lines, whole = output_keys(text)
+    assert whole == fold(text)
+    assert lines == {fold(line) for line in text.splitlines()} | {
+        fold(line.lstrip("-#*> ")) for line in text.splitlines()
+    }
