@@ -11,10 +11,11 @@ def cpu_seconds(pid: int) -> float:
     return sum(cpu_split(pid))
 
 
-def cpu_split(pid: int) -> tuple[float, float]:
-    """(user, system) CPU time of a live process so far: system is the kernel's, in system
-    calls made for it (sockets, polling)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+def cpu_split(pid: int, thread: int | None = None) -> tuple[float, float]:
+    """(user, system) CPU time of a live process so far, or of one of its threads: system is
+    the kernel's, in system calls made for it (sockets, polling)."""
+    where = f"/proc/{pid}" if thread is None else f"/proc/{pid}/task/{thread}"
+    fields = Path(f"{where}/stat").read_text().rsplit(")", 1)[1].split()
     hz = os.sysconf("SC_CLK_TCK")
     return int(fields[11]) / hz, int(fields[12]) / hz
 

@@ -22,6 +22,8 @@ take S seconds, to see what calls in flight buy.
 
 Beside throughput it prints the CPU seconds the workers, the broker and this process (provider
 server and follower) spent on the measured articles: on a small machine, what limits scaling.
+Of the workers' it shows the main thread's apart: the event loop every stage runs on, which
+bounds what one worker can do (the rest is Faust's consumer thread and the parsing executor).
 It also counts the records written to the broker per article (every topic, table changelogs
 included): unlike CPU time on a shared machine, a figure other people's load does not move.
 With one worker it also prints what the worker retains per article (state is kept for the
@@ -34,7 +36,8 @@ retained state.
 ``--profile DIR`` samples the first worker with py-spy (not a project dependency: ``uv tool
 install py-spy`` or ``pip install py-spy``) over the measured articles of every worker count,
 writes the collapsed stacks to ``DIR/workers-<n>.txt`` and prints where the worker's CPU went
-per article (``bench.profile_summary``).
+per article (``bench.profile_summary``); it samples the in-process run too (whole, warm-up
+included, ``DIR/in-process.txt``), so the parts read side by side.
 """
 
 from __future__ import annotations
@@ -133,11 +136,15 @@ def measure_in_process(args: argparse.Namespace, work: Path, base_url: str) -> R
     command = [sys.executable, "-m", "bench.inprocess", "--providers", str(providers)]
     command += ["--articles", str(args.articles), "--warmup", str(args.warmup)]
     command += ["--seed", str(SEED), "--in-flight", str(args.calls_in_flight)]
+    if args.profile is not None:
+        # Sampled from start to end, warm-up included: read per article of both together.
+        command = [*spy_command(args.profile / IN_PROCESS_STACKS), "--", *command]
     env = {**os.environ, "TEST_PRIMARY_KEY": PRIMARY_KEY, "TEST_FALLBACK_KEY": FALLBACK_KEY}
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"bench.inprocess failed:\n{done.stderr[-4000:]}")
-    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    # Its figures are its last JSON line (py-spy, when sampling it, prints after it).
+    figures = json.loads(next(ln for ln in reversed(done.stdout.splitlines()) if ln[:1] == "{"))
     cpu = {
         "workers": figures["cpu_s"],
         "workers (kernel)": figures["system_s"],
@@ -255,14 +262,23 @@ def sampled(pid: int, output: Path | None) -> Iterator[None]:
     if output is None:
         yield
         return
-    command = [py_spy(), "record", "--gil", "--nonblocking", "--rate", "100"]
-    command += ["--format", "raw", "--output", str(output), "--pid", str(pid)]
+    command = [*spy_command(output), "--pid", str(pid)]
     spy = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         yield
     finally:
         spy.send_signal(2)  # SIGINT: py-spy writes what it sampled and exits
         spy.communicate(timeout=60)
+
+
+IN_PROCESS_STACKS = "in-process.txt"
+
+
+def spy_command(output: Path) -> list[str]:
+    """py-spy sampling the thread that holds the interpreter, 100 times a second, collapsed
+    stacks to ``output``; the process to sample follows (``--pid N`` or ``-- command``)."""
+    sampling = ["record", "--gil", "--nonblocking", "--rate", "100"]
+    return [py_spy(), *sampling, "--format", "raw", "--output", str(output)]
 
 
 def py_spy() -> str:
@@ -302,6 +318,9 @@ def cpu_now(
     found = {
         "workers": sum(cpu_seconds(pid_of(w)) for w in workers),
         "workers (kernel)": sum(cpu_split(pid_of(w))[1] for w in workers),
+        # A process's first thread has its pid: the event loop the stages run on. The rest is
+        # Faust's consumer thread (aiokafka on its own loop) and the page-parsing executor.
+        "workers (main thread)": sum(sum(cpu_split(pid_of(w), pid_of(w))) for w in workers),
         "broker": cpu_seconds(broker.pid),
         "bench": own.user + own.system,
         "machine busy": busy,
@@ -401,6 +420,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print()
             print_retained(*run.retained, run.articles)
     if args.profile is not None:
+        print()
+        print(f"where the in-process CPU went (py-spy, {args.profile}, warm-up included):")
+        print_profile(args.profile / IN_PROCESS_STACKS, args.articles + args.warmup)
         for run in runs[1:]:
             print()
             print(f"where the first worker's CPU went, {run.label} (py-spy, {args.profile}):")
@@ -436,6 +458,7 @@ def print_side_by_side(runs: list[Run]) -> None:
     row("settle p95 (s)", lambda r: f"{r.settle_times[int(0.95 * (len(r.settle_times) - 1))]:.2f}")
     row("worker CPU/article (ms)", per_article("workers"))
     row("  of which kernel (ms)", per_article("workers (kernel)"))
+    row("  of which main thread (ms)", per_article("workers (main thread)"))
     row("broker CPU/article (ms)", per_article("broker"))
     if any("ECP stand-in" in r.cpu_s for r in runs):
         row("ECP stand-in CPU/article (ms)", per_article("ECP stand-in"))
