@@ -1,7 +1,10 @@
 """Publication dates: parse what pages declare into ISO 8601, without inventing precision.
 
 A zone stays when the page gives one; a date-only value stays ``YYYY-MM-DD``. A string that
-lacks a year, month or day is refused rather than completed from today's date.
+lacks a year, month or day is refused rather than completed from today's date. A time whose
+zone is only a name ("10:00 EST", "IST") keeps its date alone: a name's offset needs a table
+of names, which differ by country (IST is India's, Ireland's or Israel's), and a time without
+its zone would read as another instant.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from datetime import date, datetime, timedelta
 
 import htmldate
 from dateutil import parser as dateutil_parser  # type: ignore[import-untyped]
+from dateutil import tz
 
 __all__ = ["date_from_html", "normalize_date"]
 
@@ -42,19 +46,69 @@ def normalize_date(value: str) -> str | None:
     return _moment(moment)
 
 
+class _NamedZone(Exception):
+    """The text names its zone without an offset."""
+
+
+def _zone(name: str | None, offset: int | None) -> tz.tzoffset | None:
+    """dateutil's zone for what the text says: an offset as given (UTC and GMT are offset 0
+    in dateutil's own table), none when it says none, never one looked up by name. This
+    replaces dateutil's fallback, which takes a name from the machine's own zone settings or
+    drops it with a warning."""
+    if offset is not None:
+        return tz.UTC if offset == 0 else tz.tzoffset(None, offset)
+    if name:
+        raise _NamedZone(name)
+    return None
+
+
+_INFO = dateutil_parser.parserinfo()
+
+
+def _offsets_as_written(value: str) -> str:
+    """``value`` with the UTC name dropped before a signed offset (``GMT-0500``, ``UTC +3``).
+
+    dateutil reads ``GMT+3`` the POSIX ``TZ`` way, as three hours *behind* UTC; pages mean
+    the offset written (JavaScript's ``Date.toString`` writes ``GMT-0500`` for New York).
+    Without the name, dateutil reads the offset as written.
+    """
+    words = value.split()
+    kept = []
+    for n, word in enumerate(words):
+        signs = [at for at in (word.find("+"), word.find("-")) if at > 0]
+        at = min(signs, default=0)
+        if at and _INFO.utczone(word[:at]) and word[at + 1 : at + 2].isdigit():
+            word = word[at:]  # GMT-0500 -> -0500
+        elif _INFO.utczone(word) and n + 1 < len(words) and words[n + 1][:1] in ("+", "-"):
+            continue  # GMT -0500 -> -0500
+        kept.append(word)
+    return " ".join(kept)
+
+
 def _loose(value: str) -> str | None:
     """RFC 2822, "September 4, 2025" and kin, via dateutil's own tables (none of ours)."""
+    value = _offsets_as_written(value)
     try:
-        first = dateutil_parser.parse(value, default=_DEFAULT_A)
-        second = dateutil_parser.parse(value, default=_DEFAULT_B)
-        dayfirst = dateutil_parser.parse(value, default=_DEFAULT_A, dayfirst=True)
+        return _parsed(value, ignoretz=False)
+    except _NamedZone:
+        return _parsed(value, ignoretz=True, date_only=True)
+
+
+def _parsed(value: str, *, ignoretz: bool, date_only: bool = False) -> str | None:
+    zones = {"ignoretz": ignoretz, "tzinfos": _zone}
+    try:
+        first = dateutil_parser.parse(value, default=_DEFAULT_A, **zones)
+        second = dateutil_parser.parse(value, default=_DEFAULT_B, **zones)
+        dayfirst = dateutil_parser.parse(value, default=_DEFAULT_A, dayfirst=True, **zones)
     except (ValueError, OverflowError, TypeError):
         return None
     if (first.year, first.month, first.day) != (second.year, second.month, second.day):
         return None  # a component is missing
-    if first != dayfirst:
-        return None  # 04/09/2025: April or September depends on the reader's locale
-    if (first.hour, first.minute) != (second.hour, second.minute):
+    # 04/09/2025: April or September depends on the reader's locale. A year written first
+    # is ISO 8601's order, year-month-day, wherever it is read.
+    if first != dayfirst and not value.startswith(str(first.year)):
+        return None
+    if date_only or (first.hour, first.minute) != (second.hour, second.minute):
         return _checked(first.date().isoformat(), first.year)
     return _moment(first)
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
-
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -23,9 +21,7 @@ DATEISH = st.text(
 @example("2024-01-01 10:00 UTC+25")
 @example("9999-12-31T23:59:59-23:59")
 def test_normalize_date_never_raises_and_keeps_real_offsets(raw: str) -> None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # dateutil warns about unknown zone names
-        iso = normalize_date(raw)
+    iso = normalize_date(raw)  # a warning fails the test too (pytest's filterwarnings)
     if iso is not None and "T" in iso and iso[-6] in "+-":
         hours = int(iso[-5:-3])
         assert hours <= 14
