@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import Counter
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -47,7 +47,7 @@ from streams.topics import (
     ECP_VERDICT,
     partition_of,
 )
-from streams.wiring import Emit, Event, Wiring
+from streams.wiring import Emit, Event, Wait, Wiring, nothing
 
 STATUS_TABLE = "article_status"
 COUNTERS_TABLE = "outcome_counters"
@@ -58,7 +58,6 @@ _ATTEMPT_FIELDS = ("call", "role", "model", "attempt", "outcome", "reason", "lat
 TAKEN = frozenset({ARTICLE_INGESTED.name, ECP_VERDICT.name})
 # Topics the stages write: recorded when the broker has them.
 MADE = frozenset({ARTICLE_ASSEMBLED.name, ARTICLE_ENRICHED.name, ARTICLE_COMPENSATION.name})
-Wait = Callable[[], Awaitable[None]]
 
 
 def _attempts(record: dict[str, Any]) -> list[dict[str, Any]]:
@@ -194,6 +193,7 @@ class Seen:
     record: dict[str, Any]  # a record the codec read, or that a stage made
     entry: dict[str, Any]
     names: list[str]
+    partition: int  # where its article's key puts it
 
 
 class Ledger:
@@ -215,12 +215,13 @@ class Ledger:
         the terminal event for a value that does not decode), if nobody else records it."""
         message = event.message
         if not recorded_when_taken(message.topic, record, message.partition):
-            return _nothing
+            return nothing
         entry, names = described(message.topic, record, message.offset)
         key = (message.key or b"").decode("utf-8", errors="replace")
         at = datetime.fromtimestamp(message.timestamp, UTC).isoformat()
         read = {} if isinstance(record, Emit) else record
-        return self._record(message, [Seen(message.topic, key, read, entry, names)], at)
+        home = self._partition_of(message.topic, key)
+        return self._record(message, [Seen(message.topic, key, read, entry, names, home)], at)
 
     def made(self, emits: Sequence[Emit]) -> Wait:
         """Record what a stage produced and the broker acknowledged, in the task of the
@@ -229,17 +230,18 @@ class Ledger:
         event = current_event()
         mine = [e for e in emits if e.topic.name in MADE]
         if not mine:
-            return _nothing
+            return nothing
         if event is None:  # not inside a stage's message: nowhere to write it
             _log.warning("ledger: %d messages produced outside a stage's message", len(mine))
-            return _nothing
+            return nothing
         partition = event.message.partition
         seen = []
         for emit in mine:
             landed = self._partition_of(emit.topic.name, emit.article_id)
             if recorded_when_made(emit.topic.name, landed, partition):
                 entry, names = described(emit.topic.name, emit.record, -1)
-                seen.append(Seen(emit.topic.name, emit.article_id, emit.record, entry, names))
+                one = Seen(emit.topic.name, emit.article_id, emit.record, entry, names, landed)
+                seen.append(one)
             elif not made_elsewhere(emit.record, landed):  # cannot be told apart when taken
                 _log.warning("ledger: a %s message off its partition has no origin", emit.topic)
         return self._record(event.message, seen, datetime.now(UTC).isoformat())
@@ -257,7 +259,7 @@ class Ledger:
             # An article off its partition (an outside producer's, which the stages end as
             # misrouted_key) gets no lineage entry: written here it would sit on the wrong
             # partition's changelog, where expiry and the views never look. It is counted.
-            if self._partition_of(one.topic, one.key) == partition:
+            if one.partition == partition:
                 status = updated(self.lineage.get(one.key), one.topic, one.entry, at)
                 waits.append(self.lineage.set(one.key, status))
             if one.topic == ARTICLE_COMPENSATION.name and one.record.get("kind") == "terminal":
@@ -277,10 +279,6 @@ class Ledger:
             for pending in (self.lineage, self.counts, self.recent):
                 pending.forget()
             self._epoch = epoch
-
-
-async def _nothing() -> None:
-    return None
 
 
 async def _all(waits: list[Wait]) -> None:

@@ -315,9 +315,10 @@ def cpu_now(
     assert broker is not None
     own = os.times()
     busy, total = machine_cpu_seconds()
+    split = [cpu_split(pid_of(w)) for w in workers]
     found = {
-        "workers": sum(cpu_seconds(pid_of(w)) for w in workers),
-        "workers (kernel)": sum(cpu_split(pid_of(w))[1] for w in workers),
+        "workers": sum(user + kernel for user, kernel in split),
+        "workers (kernel)": sum(kernel for _, kernel in split),
         # A process's first thread has its pid: the event loop the stages run on. The rest is
         # Faust's consumer thread (aiokafka on its own loop) and the page-parsing executor.
         "workers (main thread)": sum(sum(cpu_split(pid_of(w), pid_of(w))) for w in workers),

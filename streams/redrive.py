@@ -113,9 +113,8 @@ def is_hygiene_redrive(event: dict[str, Any]) -> bool:
     """Whether a compensation event is an operator's redrive of a hygiene terminal: the one
     fallback event the hygiene agent acts on (its own fallback events record decisions it
     already carried out)."""
-    return bool(
-        event["kind"] == "fallback"
-        and event["reason"] == REASON
+    return (
+        is_redrive_event(event)
         and event["stage"] in STAGES["hygiene"]
         and event.get("retry") is not None
     )

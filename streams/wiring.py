@@ -74,13 +74,14 @@ class Unrecorded:
     """No record kept (a wiring without the ledger's tables)."""
 
     def taken(self, event: Event, record: dict[str, Any] | Emit) -> Wait:
-        return _nothing
+        return nothing
 
     def made(self, emits: Sequence[Emit]) -> Wait:
-        return _nothing
+        return nothing
 
 
-async def _nothing() -> None:
+async def nothing() -> None:
+    """A ``Wait`` with nothing to wait for."""
     return None
 
 

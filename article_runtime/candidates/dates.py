@@ -89,13 +89,14 @@ def _loose(value: str) -> str | None:
     """RFC 2822, "September 4, 2025" and kin, via dateutil's own tables (none of ours)."""
     value = _offsets_as_written(value)
     try:
-        return _parsed(value, ignoretz=False)
+        return _parsed(value)
     except _NamedZone:
-        return _parsed(value, ignoretz=True, date_only=True)
+        return _parsed(value, date_only=True)
 
 
-def _parsed(value: str, *, ignoretz: bool, date_only: bool = False) -> str | None:
-    zones = {"ignoretz": ignoretz, "tzinfos": _zone}
+def _parsed(value: str, *, date_only: bool = False) -> str | None:
+    """``value`` read three ways; ``date_only``: its zone and time left unread."""
+    zones = {"ignoretz": date_only, "tzinfos": _zone}
     try:
         first = dateutil_parser.parse(value, default=_DEFAULT_A, **zones)
         second = dateutil_parser.parse(value, default=_DEFAULT_B, **zones)
