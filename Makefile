@@ -42,9 +42,11 @@ bench: $(STAMP)
 
 ## Whole-flow throughput: local broker, 1, 2 and 3 workers side by side (WORKERS=1,2,3), instant
 ## scripted provider; prints articles/s and the CPU of workers and broker.
+## ROUNDS=N measures each column N times in turn and prints each figure's median.
 WORKERS ?= 1,2,3
+ROUNDS ?= 1
 bench-stream: $(STAMP)
-	$(BIN)/python -m bench.stream_throughput --workers $(WORKERS)
+	$(BIN)/python -m bench.stream_throughput --workers $(WORKERS) --rounds $(ROUNDS)
 
 ## Faults on the real broker, 20 runs of each scenario (broker restart, workers joining and
 ## leaving, a SIGKILL during a rebalance): prints runs passed, articles lost, runs stuck.

@@ -4,7 +4,7 @@ provider.
 
 Run: ``.venv/bin/python -m bench.stream_throughput [--workers 1,2,3] [--partitions P]
 [--articles N] [--warmup W] [--calls-in-flight K] [--latency S] [--retention-h H]
-[--profile DIR]`` (``make bench-stream WORKERS=1,2,3``).
+[--rounds R] [--profile DIR]`` (``make bench-stream WORKERS=1,2,3 ROUNDS=R``).
 
 First the yardstick: the same articles' work in one process without the stream
 (``bench.inprocess``: candidates, both model calls to the same scripted server, harness,
@@ -37,7 +37,12 @@ retained state.
 install py-spy`` or ``pip install py-spy``) over the measured articles of every worker count,
 writes the collapsed stacks to ``DIR/workers-<n>.txt`` and prints where the worker's CPU went
 per article (``bench.profile_summary``); it samples the in-process run too (whole, warm-up
-included, ``DIR/in-process.txt``), so the parts read side by side.
+included, ``DIR/in-process.txt``), so the parts read side by side (with several rounds, the
+last round's).
+
+On a small shared machine one run's ratio moves by a tenth from one run to the next (both
+columns move, not always together). ``--rounds R`` measures every column R times, in turn,
+and prints each figure's median, each ratio taken inside its round first.
 """
 
 from __future__ import annotations
@@ -375,6 +380,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "the real classifier runs)",
     )
     parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="measure every column this many times, in turn, and print each figure's median "
+        "(on a shared machine one run's ratio moves by a tenth)",
+    )
+    parser.add_argument(
         "--profile",
         type=Path,
         default=None,
@@ -391,7 +403,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     cases = make_articles(args.warmup + args.articles, seed=SEED)
     for case in cases:
         _ = case.answers  # build the scripted answers before the clock starts
-    runs = []
+    rounds: list[list[Run]] = []
     with running_server() as server, tempfile.TemporaryDirectory() as work:
         answer = responder(cases, PRIMARY, FALLBACK)
         server.respond_with(delayed(answer, args.latency) if args.latency else answer)
@@ -402,18 +414,28 @@ def main(argv: Sequence[str] | None = None) -> int:
             lambda n=n: measure(n, args, cases, Path(work) / f"w{n}", server)  # type: ignore[misc]
             for n in counts
         ]
-        for column in columns:
-            calls_before = len(server.calls)
-            run = column()
-            runs.append(run)
-            print(f"{run.label}: {run.settled}/{run.articles} settled, "
-                  f"{len(server.calls) - calls_before} provider calls", flush=True)  # fmt: skip
+        for number in range(1, args.rounds + 1):
+            runs = []
+            for column in columns:
+                calls_before = len(server.calls)
+                run = column()
+                runs.append(run)
+                print(f"round {number}, {run.label}: {run.settled}/{run.articles} settled, "
+                      f"{len(server.calls) - calls_before} provider calls", flush=True)  # fmt: skip
+            rounds.append(runs)
+            if args.rounds > 1:
+                print_round(number, runs)
     print()
     print(f"articles measured        {args.articles} (after {args.warmup} to warm up), "
           f"{args.partitions} partitions, provider latency {args.latency:.2f} s, "
           f"{args.calls_in_flight} calls in flight per calling agent")  # fmt: skip
     print(f"machine cores            {os.cpu_count()} (broker, workers, provider server, follower)")
-    print_side_by_side(runs)
+    if args.rounds > 1:
+        print(
+            f"each figure: the median of {args.rounds} rounds (each column once per round, in turn)"
+        )
+    print_side_by_side(rounds)
+    runs = rounds[-1]
     for run in runs[1:]:
         print_records(run)
     for run in runs:
@@ -428,7 +450,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print()
             print(f"where the first worker's CPU went, {run.label} (py-spy, {args.profile}):")
             print_profile(args.profile / f"workers-{run.workers}.txt", run.articles)
-    return 0 if all(r.settled == r.articles for r in runs) else 1
+    return 0 if all(r.settled == r.articles for runs in rounds for r in runs) else 1
 
 
 def ours(run: Run) -> float:
@@ -436,46 +458,79 @@ def ours(run: Run) -> float:
     return sum(run.cpu_s.get(part, 0.0) for part in parts)
 
 
-def print_side_by_side(runs: list[Run]) -> None:
-    """One column for the in-process yardstick, one per worker count: throughput against
-    the yardstick's, settle times, and where the CPU went."""
+def print_round(number: int, runs: list[Run]) -> None:
+    """One round's throughput of each column, and each stream column's against the round's
+    in-process run."""
     base = runs[0]
+    parts = [f"{base.label} {throughput(base):.1f} art/s"]
+    parts += [
+        f"{r.label} {throughput(r):.1f} ({throughput(r) / throughput(base):.2f})" for r in runs[1:]
+    ]
+    print(f"round {number}: " + ", ".join(parts), flush=True)
 
-    def row(label: str, cell: Callable[[Run], str]) -> None:
-        print(f"{label:<28}" + "".join(f"{cell(r):>14}" for r in runs))
 
-    def per_article(part: str) -> Callable[[Run], str]:
-        return lambda r: "-" if part not in r.cpu_s else f"{1000 * r.cpu_s[part] / r.articles:.1f}"
+Cell = Callable[[Run, Run], float | None]  # a figure of a run, beside its round's in-process one
 
-    def seconds(part: str) -> Callable[[Run], str]:
-        return lambda r: "-" if part not in r.cpu_s else f"{r.cpu_s[part]:.1f}"
 
-    row("", lambda r: r.label)
-    row("settled", lambda r: f"{r.settled}/{r.articles}")
-    row("wall time (s)", lambda r: f"{r.wall_s:.2f}")
-    row("throughput (art/s)", lambda r: f"{throughput(r):.1f}")
-    row("throughput / in-process", lambda r: f"{throughput(r) / throughput(base):.2f}")
-    row("settle p50 (s)", lambda r: f"{statistics.median(r.settle_times):.2f}")
-    row("settle p95 (s)", lambda r: f"{r.settle_times[int(0.95 * (len(r.settle_times) - 1))]:.2f}")
+def print_side_by_side(rounds: list[list[Run]]) -> None:
+    """One column for the in-process yardstick, one per worker count: throughput against
+    the yardstick's, settle times, and where the CPU went. With several rounds each figure is
+    its median over the rounds, a ratio taken within each round first."""
+
+    def row(label: str, cell: Cell, form: str = "{:.1f}") -> None:
+        cells = []
+        for column in range(len(rounds[0])):
+            found = [cell(runs[column], runs[0]) for runs in rounds]
+            values = [v for v in found if v is not None]
+            cells.append(form.format(statistics.median(values)) if values else "-")
+        print(f"{label:<28}" + "".join(f"{c:>14}" for c in cells))
+
+    def per_article(part: str) -> Cell:
+        return lambda r, _: None if part not in r.cpu_s else 1000 * r.cpu_s[part] / r.articles
+
+    def seconds(part: str) -> Cell:
+        return lambda r, _: r.cpu_s.get(part)
+
+    print(f"{'':<28}" + "".join(f"{r.label:>14}" for r in rounds[0]))
+    print(f"{'settled':<28}" + "".join(f"{_settled(rounds, c):>14}" for c in range(len(rounds[0]))))
+    row("wall time (s)", lambda r, _: r.wall_s, "{:.2f}")
+    row("throughput (art/s)", lambda r, _: throughput(r))
+    row("throughput / in-process", against, "{:.2f}")
+    row("settle p50 (s)", lambda r, _: statistics.median(r.settle_times), "{:.2f}")
+    row(
+        "settle p95 (s)",
+        lambda r, _: r.settle_times[int(0.95 * (len(r.settle_times) - 1))],
+        "{:.2f}",
+    )
     row("worker CPU/article (ms)", per_article("workers"))
     row("  of which kernel (ms)", per_article("workers (kernel)"))
     row("  of which main thread (ms)", per_article("workers (main thread)"))
     row("broker CPU/article (ms)", per_article("broker"))
-    if any("ECP stand-in" in r.cpu_s for r in runs):
+    if any("ECP stand-in" in r.cpu_s for runs in rounds for r in runs):
         row("ECP stand-in CPU/article (ms)", per_article("ECP stand-in"))
-    row("records/article", lambda r: "-" if r.records is None else f"{total_records(r):.1f}")
-    row("CPU/article / in-process", lambda r: f"{cpu_per_article(r) / cpu_per_article(base):.2f}")
-    for stage in sorted({name for r in runs for name in r.stages}):
-        row(f"{stage} s/message", lambda r, stage=stage: _per_message(r, stage))  # type: ignore[misc]
+    row("records/article", lambda r, _: None if r.records is None else total_records(r))
+    row(
+        "CPU/article / in-process",
+        lambda r, base: cpu_per_article(r) / cpu_per_article(base),
+        "{:.2f}",
+    )
+    for stage in sorted({name for runs in rounds for r in runs for name in r.stages}):
+        row(f"{stage} s/message", lambda r, _, stage=stage: _per_message(r, stage), "{:.3f}")  # type: ignore[misc]
     row("CPU workers (s)", seconds("workers"))
     row("CPU broker (s)", seconds("broker"))
     row("CPU bench process (s)", seconds("bench"))
-    row("our CPU / all cores", lambda r: f"{ours(r) / r.cpu_s['machine']:.0%}")
-    row("machine CPU busy", lambda r: f"{r.cpu_s['machine busy'] / r.cpu_s['machine']:.0%}")
+    row("our CPU / all cores", lambda r, _: ours(r) / r.cpu_s["machine"], "{:.0%}")
+    row("machine CPU busy", lambda r, _: r.cpu_s["machine busy"] / r.cpu_s["machine"], "{:.0%}")
     print("(in-process: the same work in one process; its CPU is in the worker row. records: what")
     print(" ingestion, the stages and the tables' changelogs wrote to the broker per article.")
     print(" s/message: a stage's mean time from taking a message to its outputs confirmed; a")
     print(" stage holding K messages at once takes at most K / that many a second)")
+
+
+def _settled(rounds: list[list[Run]], column: int) -> str:
+    """Settled of measured, over every round (nothing may be missing in any)."""
+    runs = [runs[column] for runs in rounds]
+    return f"{sum(r.settled for r in runs)}/{sum(r.articles for r in runs)}"
 
 
 def total_records(run: Run) -> float:
@@ -494,9 +549,22 @@ def print_records(run: Run) -> None:
     print(f"records/article, {run.label}: {parts}")
 
 
-def _per_message(run: Run, stage: str) -> str:
+def _per_message(run: Run, stage: str) -> float | None:
     seconds, count = run.stages.get(stage, (0.0, 0.0))
-    return f"{seconds / count:.3f}" if count else "-"
+    return seconds / count if count else None
+
+
+def against(run: Run, base: Run) -> float:
+    """A run's throughput as a share of its round's in-process run's."""
+    return throughput(run) / throughput(base)
+
+
+def cpu_against(run: Run, base: Run) -> float:
+    return cpu_per_article(run) / cpu_per_article(base)
+
+
+def p95(times: list[float]) -> float:
+    return times[int(0.95 * (len(times) - 1))]
 
 
 def throughput(run: Run) -> float:
