@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,9 @@ from hypothesis import HealthCheck, settings
 settings.register_profile(
     "article-runtime", deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
-settings.load_profile("article-runtime")
+# A longer search for a quiet hour: HYPOTHESIS_PROFILE=deep .venv/bin/pytest tests/unit
+settings.register_profile("deep", settings.get_profile("article-runtime"), max_examples=2000)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "article-runtime"))
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "samples"
