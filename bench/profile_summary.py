@@ -42,6 +42,9 @@ LIBRARIES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("stage code (agents, wiring)", ("agents/", "streams/")),
 )
 OTHER = "other (event loop, threads)"
+# Frames every sample of a process passes through on its way to the event loop: a worker's
+# entry is Faust's, but the loop under it is no more Faust's than the in-process run's is.
+ENTRY = ("Worker.execute_from_commandline (mode/worker.py",)
 
 
 def part_of(frames: Sequence[str]) -> str:
@@ -49,6 +52,8 @@ def part_of(frames: Sequence[str]) -> str:
         if any(marker in frame for frame in frames for marker in markers):
             return part
     for frame in reversed(frames):
+        if frame.startswith(ENTRY):
+            return OTHER
         for part, markers in LIBRARIES:
             if any(marker in frame for marker in markers):
                 return part
