@@ -281,8 +281,12 @@ IN_PROCESS_STACKS = "in-process.txt"
 
 def spy_command(output: Path) -> list[str]:
     """py-spy sampling the thread that holds the interpreter, 100 times a second, collapsed
-    stacks to ``output``; the process to sample follows (``--pid N`` or ``-- command``)."""
-    sampling = ["record", "--gil", "--nonblocking", "--rate", "100"]
+    stacks to ``output``; the process to sample follows (``--pid N`` or ``-- command``).
+
+    Each sample stops the process: sampling without stops (``--nonblocking``) lost a third
+    of the worker's samples and a quarter of the in-process run's, not evenly. The stops slow
+    both runs, so a profiled run's throughput is not a measurement; its split is."""
+    sampling = ["record", "--gil", "--rate", "100"]
     return [py_spy(), *sampling, "--format", "raw", "--output", str(output)]
 
 
@@ -444,6 +448,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print_retained(*run.retained, run.articles)
     if args.profile is not None:
         print()
+        print("(py-spy stopped each sampled process 100 times a second: this run's throughput and")
+        print(" CPU figures are slowed by it; measure them without --profile)")
         print(f"where the in-process CPU went (py-spy, {args.profile}, warm-up included):")
         print_profile(args.profile / IN_PROCESS_STACKS, args.articles + args.warmup)
         for run in runs[1:]:
