@@ -61,6 +61,11 @@ def create_app(
         broker_session_timeout=settings.session_timeout_s,
         broker_heartbeat_interval=min(3.0, settings.session_timeout_s / 3),
         web_in_thread=False,
+        # Faust's table and router views hash a key as Faust serializes it, not as our
+        # producers do, and fail until the worker has produced to a changelog: streams.views
+        # serves the per-article tables instead.
+        web_tables_enabled=False,
+        web_router_enabled=False,
     )
     # Before anything touches ``app.topics`` or makes a queue: our consumer decides what is
     # committed, and resuming a running flow does not clear the agents' queues.

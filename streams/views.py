@@ -14,6 +14,11 @@ and 404 for articles it knows.
   partition (other workers proxy the request). Faust's own ``table_route`` is not used: it
   hashes the table's JSON-serialized key, which lands on another partition than the raw key,
   and its topic variant fails until the worker has produced to that topic.
+- ``/table/{name}/{article_id}/``: one article's entry in a per-article table (``ARTICLE_TABLES``:
+  lineage, hygiene ladder, enrichment join), routed as ``/articles/`` is. It replaces Faust's
+  ``/table/`` and ``/router/`` views (switched off in ``streams.app``), which route through
+  the same key hashing and answered 500 for a table whose changelog the worker had not yet
+  produced to.
 - ``/compensations/``: compensation counts by stage, kind and reason on this worker; each
   terminal reason also lists ``recent``: its latest articles (``agents.terminals``, bounded).
 """
@@ -22,11 +27,14 @@ from __future__ import annotations
 
 from collections import Counter
 from typing import Any, cast
+from urllib.parse import quote
 
 import aiohttp
 from faust.tables.manager import TableManager
 from faust.web import Request, Response, View
 
+from agents.enrichment import JOIN_TABLE
+from agents.hygiene import LADDER_TABLE
 from agents.ledger import COUNTERS_TABLE, STATUS_TABLE
 from agents.terminals import RECENT_TABLE, recent
 from streams.health import reasons_now
@@ -35,6 +43,8 @@ from streams.wiring import Wiring
 
 COMPENSATION_PREFIX = "compensation/"
 RECOVERING = {"status": "recovering"}
+# Tables keyed by article id, so each key sits on its article's partition.
+ARTICLE_TABLES = (STATUS_TABLE, LADDER_TABLE, JOIN_TABLE)
 
 
 def serving(w: Wiring) -> bool:
@@ -120,22 +130,54 @@ def register(w: Wiring) -> None:
     @app.page("/articles/{article_id}/")
     async def article(web: View, request: Request, article_id: str) -> Response:
         """Answered by the worker that owns the article's partition, proxied from any other."""
-        if not serving(w):
-            return web.json(RECOVERING, status=503)
         partition = partition_of(article_id, w.settings.partitions)
-        if partition not in local_partitions(w):
-            owner = owner_url(w, partition)
-            if owner in (None, str(app.conf.canonical_url)):
-                return web.json(RECOVERING, status=503)  # no settled owner known yet
-            try:
-                async with app.http_client.get(f"{owner}/articles/{article_id}/") as response:
-                    return web.json(await response.json(), status=response.status)
-            except aiohttp.ClientError:
-                return web.json(RECOVERING, status=503)  # the owner is gone: a rebalance follows
+        elsewhere = await owners_answer(w, web, partition, f"/articles/{segment(article_id)}/")
+        if elsewhere is not None:
+            return elsewhere
         found: dict[str, Any] | None = status.get(article_id)
         if found is None:
             return web.json({"article_id": article_id, "error": "unknown"}, status=404)
         return web.json({"article_id": article_id, "partition": partition, **found})
+
+    @app.page("/table/{name}/{article_id}/")
+    async def table_entry(web: View, request: Request, name: str, article_id: str) -> Response:
+        """One article's entry in a per-article table, routed as ``/articles/`` is."""
+        if name not in ARTICLE_TABLES:
+            unknown = {"table": name, "error": "unknown table", "tables": list(ARTICLE_TABLES)}
+            return web.json(unknown, status=404)
+        partition = partition_of(article_id, w.settings.partitions)
+        path = f"/table/{segment(name)}/{segment(article_id)}/"
+        elsewhere = await owners_answer(w, web, partition, path)
+        if elsewhere is not None:
+            return elsewhere
+        found = w.tables[name].get(article_id)
+        answer = {"table": name, "article_id": article_id, "partition": partition}
+        if found is None:
+            return web.json({**answer, "error": "unknown"}, status=404)
+        return web.json({**answer, "value": found})
+
+
+def segment(text: str) -> str:
+    """``text`` as one segment of a proxied path (a ``?``, ``#`` or space in an id stays in
+    it rather than ending the path)."""
+    return quote(text, safe="")
+
+
+async def owners_answer(w: Wiring, web: View, partition: int, path: str) -> Response | None:
+    """None when this worker serves ``partition`` settled (answer here); else the owner's
+    answer to ``path`` (an absolute path, quoted), or 503 while no settled owner answers."""
+    if not serving(w):
+        return web.json(RECOVERING, status=503)
+    if partition in local_partitions(w):
+        return None
+    owner = owner_url(w, partition)
+    if owner in (None, str(w.app.conf.canonical_url)):
+        return web.json(RECOVERING, status=503)  # no settled owner known yet
+    try:
+        async with w.app.http_client.get(f"{owner}{path}") as response:
+            return web.json(await response.json(), status=response.status)
+    except aiohttp.ClientError:
+        return web.json(RECOVERING, status=503)  # the owner is gone: a rebalance follows
 
 
 def owner_url(w: Wiring, partition: int) -> str | None:

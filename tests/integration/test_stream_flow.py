@@ -253,6 +253,9 @@ def test_two_workers_split_the_partitions_and_the_flow_stays_complete(
             for case in cases:  # either worker answers for any article (proxied to its owner)
                 lineage: Any = a.get(f"/articles/{case.article_id}/")
                 assert lineage is not None, case.article_id
+                for w in (a, b):
+                    ladder: Any = w.get(f"/table/hygiene_ladder/{case.article_id}/")
+                    assert ladder is not None and ladder["value"], case.article_id
                 final = "enriched" if expected(case).enrichment_ok else "compensation_terminal"
                 assert final in {e["stage"] for e in lineage["events"]}, case.article_id
 
@@ -274,9 +277,23 @@ def test_per_article_state_expires_after_the_retention_period(
     worker = kafka_flow.worker(settings={RETENTION_ENV: str(2 / 3600)})  # two seconds
     with worker:
         worker.start()
+        first = old[0].article_id
+        # Before the worker has written a table: an unknown key, not a server error (Faust's
+        # own /table/ view failed on a changelog its producer had not written yet).
+        for name in ("hygiene_ladder", "enrichment_join", "article_status"):
+            assert worker.answer(f"/table/{name}/{first}/") == (
+                404,
+                {
+                    "table": name,
+                    "article_id": first,
+                    "partition": where(old[0]),
+                    "error": "unknown",
+                },
+            )
+        missing = worker.answer(f"/table/no_such_table/{first}/")
+        assert missing is not None and missing[0] == 404, missing
         kafka_flow.publish_cases(old)
         kafka_flow.follow([c.article_id for c in old], timeout_s=60)
-        first = old[0].article_id
 
         def kept() -> None:
             assert worker.get(f"/articles/{first}/") is not None
