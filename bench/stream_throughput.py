@@ -469,9 +469,7 @@ def print_round(number: int, runs: list[Run]) -> None:
     in-process run."""
     base = runs[0]
     parts = [f"{base.label} {throughput(base):.1f} art/s"]
-    parts += [
-        f"{r.label} {throughput(r):.1f} ({throughput(r) / throughput(base):.2f})" for r in runs[1:]
-    ]
+    parts += [f"{r.label} {throughput(r):.1f} ({against(r, base):.2f})" for r in runs[1:]]
     print(f"round {number}: " + ", ".join(parts), flush=True)
 
 
@@ -503,11 +501,7 @@ def print_side_by_side(rounds: list[list[Run]]) -> None:
     row("throughput (art/s)", lambda r, _: throughput(r))
     row("throughput / in-process", against, "{:.2f}")
     row("settle p50 (s)", lambda r, _: statistics.median(r.settle_times), "{:.2f}")
-    row(
-        "settle p95 (s)",
-        lambda r, _: r.settle_times[int(0.95 * (len(r.settle_times) - 1))],
-        "{:.2f}",
-    )
+    row("settle p95 (s)", lambda r, _: p95(r.settle_times), "{:.2f}")
     row("worker CPU/article (ms)", per_article("workers"))
     row("  of which kernel (ms)", per_article("workers (kernel)"))
     row("  of which main thread (ms)", per_article("workers (main thread)"))
@@ -515,11 +509,7 @@ def print_side_by_side(rounds: list[list[Run]]) -> None:
     if any("ECP stand-in" in r.cpu_s for runs in rounds for r in runs):
         row("ECP stand-in CPU/article (ms)", per_article("ECP stand-in"))
     row("records/article", lambda r, _: None if r.records is None else total_records(r))
-    row(
-        "CPU/article / in-process",
-        lambda r, base: cpu_per_article(r) / cpu_per_article(base),
-        "{:.2f}",
-    )
+    row("CPU/article / in-process", cpu_against, "{:.2f}")
     for stage in sorted({name for runs in rounds for r in runs for name in r.stages}):
         row(f"{stage} s/message", lambda r, _, stage=stage: _per_message(r, stage), "{:.3f}")  # type: ignore[misc]
     row("CPU workers (s)", seconds("workers"))
@@ -566,10 +556,12 @@ def against(run: Run, base: Run) -> float:
 
 
 def cpu_against(run: Run, base: Run) -> float:
+    """A run's CPU per article against its round's in-process run's."""
     return cpu_per_article(run) / cpu_per_article(base)
 
 
 def p95(times: list[float]) -> float:
+    """The 95th percentile of sorted ``times`` (the value at that rank, not interpolated)."""
     return times[int(0.95 * (len(times) - 1))]
 
 
