@@ -55,7 +55,10 @@ def _means_something_else(name: str) -> bool:
     """A word dateutil reads as a month, weekday, AM/PM, unit or filler, as UTC, or as a
     number (``INF``, ``NAN``: Python's float reads them)."""
     lookups = (_INFO.jump, _INFO.weekday, _INFO.month, _INFO.hms, _INFO.ampm, _INFO.pertain)
-    if _INFO.utczone(name) or any(look(name) not in (None, False) for look in lookups):
+    # ``is not``: a lookup answers 0 for AM, Monday or hours, and ``0 in (None, False)``.
+    if _INFO.utczone(name) or any(
+        look(name) is not None and look(name) is not False for look in lookups
+    ):
         return True
     try:
         float(name)
