@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from streams.connection import ConnectionSettingError, KafkaConnection
+from streams.event_loop import EVENT_LOOPS
 from streams.topics import PARTITIONS
 
 APP_ID_ENV = "ARTICLE_RUNTIME_APP_ID"
@@ -31,6 +32,7 @@ RETENTION_ENV = "ARTICLE_RUNTIME_STATE_RETENTION_H"
 REPLICATION_ENV = "ARTICLE_RUNTIME_REPLICATION_FACTOR"
 PARTITIONS_ENV = "ARTICLE_RUNTIME_PARTITIONS"
 FETCH_WAIT_ENV = "ARTICLE_RUNTIME_FETCH_WAIT_MS"
+EVENT_LOOP_ENV = "ARTICLE_RUNTIME_EVENT_LOOP"
 ECP_STANDIN_QID_ENV = "ECP_STANDIN_QID"
 ECP_STANDIN_NAME_ENV = "ECP_STANDIN_NAME"
 
@@ -79,6 +81,7 @@ class WorkerSettings:
     # there. None: Faust's default, "<app id>-data" in the working directory.
     data_dir: str | None = None
     ecp_standin: StandInEntity | None = None
+    event_loop: str = "uvloop"  # EVENT_LOOPS (``streams.event_loop``)
 
     @property
     def retention_s(self) -> float:
@@ -109,7 +112,18 @@ class WorkerSettings:
             store=_store(env.get(STORE_ENV, "").strip() or cls.store),
             data_dir=env.get(DATA_DIR_ENV, "").strip() or None,
             ecp_standin=StandInEntity(qid, name) if qid else None,
+            event_loop=event_loop_from_env(env),
         )
+
+
+def event_loop_from_env(environ: Mapping[str, str] | None = None) -> str:
+    """The event loop asked for: ``uvloop`` unless set."""
+    env = os.environ if environ is None else environ
+    name = env.get(EVENT_LOOP_ENV, "").strip() or WorkerSettings.event_loop
+    if name not in EVENT_LOOPS:
+        choices = ", ".join(EVENT_LOOPS)
+        raise SettingsError(f"{EVENT_LOOP_ENV} must be one of {choices}, not {name!r}")
+    return name
 
 
 def _store(url: str) -> str:

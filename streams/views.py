@@ -37,6 +37,7 @@ from agents.enrichment import JOIN_TABLE
 from agents.hygiene import LADDER_TABLE
 from agents.ledger import COUNTERS_TABLE, STATUS_TABLE
 from agents.terminals import RECENT_TABLE, recent
+from streams.event_loop import running_loop
 from streams.health import reasons_now
 from streams.topics import ARTICLE_INGESTED, partition_of
 from streams.wiring import Wiring
@@ -101,6 +102,7 @@ def register(w: Wiring) -> None:
                 "app": app.conf.id,
                 "partitions": local_partitions(w),
                 "reasons": reasons,
+                "event_loop": running_loop(),
             }
         )
 

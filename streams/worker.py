@@ -25,7 +25,7 @@ from article_runtime.llm.policy import LLMRuntime
 from article_runtime.llm.providers import PROVIDERS_ENV, load_providers
 from article_runtime.llm.records import GenerationRecord
 from article_runtime.tracing import NullTracer, tracer_from_env
-from streams import logs
+from streams import event_loop, logs
 from streams.admin import ensure_topics, partition_counts
 from streams.app import create_app, joined
 from streams.metrics import FlowMetrics
@@ -70,6 +70,7 @@ def main() -> None:
     log_settings = logs.LogSettings.from_env()
     try:
         settings = prepared(WorkerSettings.from_env())
+        event_loop.use(settings.event_loop)  # before Faust or anything else makes a loop
     except (SettingsError, ClusterRefused) as error:
         refuse(error)
     except KafkaException as error:  # e.g. not allowed to create or describe the topics

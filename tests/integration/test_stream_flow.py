@@ -220,21 +220,26 @@ def test_two_workers_split_the_partitions_and_the_flow_stays_complete(
     cases = make_articles(24, seed=3)
     scripted(server, cases)
     ids = [c.article_id for c in cases]
-    with kafka_flow.worker("a") as a, kafka_flow.worker("b") as b:
+    # One worker on each event loop: the default (uvloop) and the one an operator can ask for.
+    stdlib = {"ARTICLE_RUNTIME_EVENT_LOOP": "asyncio"}
+    with kafka_flow.worker("a") as a, kafka_flow.worker("b", settings=stdlib) as b:
         a.start(need_partitions=False)
         b.start(need_partitions=False)
         deadline = time.monotonic() + 60
         owned: dict[str, list[int]] = {}
+        loops: dict[str, str] = {}
         while time.monotonic() < deadline:
             owned = {}
             for name, w in (("a", a), ("b", b)):
                 health = w.get("/health/")
                 owned[name] = list(health["partitions"]) if health else []
+                loops[name] = health["event_loop"] if health else "?"
             if owned["a"] and owned["b"] and sorted(owned["a"] + owned["b"]) == [0, 1, 2]:
                 break
             time.sleep(0.5)
         assert owned["a"] and owned["b"], owned
         assert sorted(owned["a"] + owned["b"]) == [0, 1, 2], owned
+        assert loops == {"a": "uvloop", "b": "asyncio"}, loops
 
         kafka_flow.publish_cases(cases)
         outcomes = kafka_flow.follow(ids, timeout_s=120, settle_grace_s=1.0)

@@ -1028,6 +1028,16 @@ def test_settings_read_numbers_and_names() -> None:
         WorkerSettings.from_env({**BOOTSTRAP, "ARTICLE_RUNTIME_WEB_PORT": "0"})
 
 
+def test_the_event_loop_is_uvloop_unless_asyncio_is_asked_for() -> None:
+    assert WorkerSettings.from_env(BOOTSTRAP).event_loop == "uvloop"
+    for raw, chosen in (("asyncio", "asyncio"), (" uvloop ", "uvloop"), ("", "uvloop")):
+        env = {**BOOTSTRAP, "ARTICLE_RUNTIME_EVENT_LOOP": raw}
+        assert WorkerSettings.from_env(env).event_loop == chosen
+    for wrong in ("tokio", "UVLOOP", "asyncio,uvloop"):
+        with pytest.raises(SettingsError, match="ARTICLE_RUNTIME_EVENT_LOOP"):
+            WorkerSettings.from_env({**BOOTSTRAP, "ARTICLE_RUNTIME_EVENT_LOOP": wrong})
+
+
 @pytest.mark.parametrize("env", [{"ECP_STANDIN_QID": "Q42"}, {"ECP_STANDIN_NAME": "Prefeitura"}])
 def test_the_ecp_standin_needs_both_its_variables(env: dict[str, str]) -> None:
     with pytest.raises(SettingsError, match="ECP_STANDIN_QID"):
