@@ -44,6 +44,8 @@ LEVELS = ("debug", "info", "warning", "error")
 LANGFUSE_SECRETS = ("LANGFUSE_SECRET_KEY", "LANGFUSE_PUBLIC_KEY")
 KAFKA_SECRETS = ("KAFKA_SASL_PASSWORD",)
 _BEARER = "bearer "
+# The loggers of the HTTP client under openai (httpx, or its fork httpx2) and its transport.
+HTTP_CLIENT_LOGGERS = ("httpx", "httpx2", "httpcore")
 
 log = logging.getLogger("article_runtime.events")
 
@@ -284,6 +286,12 @@ def logging_config(settings: LogSettings, secrets: Iterable[str]) -> dict[str, A
     would otherwise install its own colored handler)."""
     formatter = JsonFormatter if settings.format == "json" else TextFormatter
     redactor = Redactor(secrets)
+    level = settings.level.upper()
+    # Below debug, the HTTP clients' own INFO line per request ("HTTP Request: POST ...") is
+    # left out: the trace hook's line per model attempt says it with the outcome, rung and
+    # latency. At 3-4 requests an article it cost the worker about 0.3 ms of CPU per article.
+    quieter = "NOTSET" if level == "DEBUG" else max(logging.getLevelName(level), logging.WARNING)
+    http = {name: {"level": quieter} for name in HTTP_CLIENT_LOGGERS}
     return {
         "version": 1,
         "disable_existing_loggers": False,
@@ -295,7 +303,8 @@ def logging_config(settings: LogSettings, secrets: Iterable[str]) -> dict[str, A
                 "stream": "ext://sys.stdout",
             }
         },
-        "root": {"level": settings.level.upper(), "handlers": ["default"]},
+        "loggers": http,
+        "root": {"level": level, "handlers": ["default"]},
     }
 
 

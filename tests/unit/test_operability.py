@@ -191,6 +191,38 @@ def test_log_settings_refuse_unknown_values() -> None:
             logs.LogSettings.from_env(env)
 
 
+@pytest.fixture
+def logging_restored() -> Iterator[None]:
+    """``dictConfig`` changes the process's loggers: put back what the tests run with."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    levels = {name: logging.getLogger(name).level for name in logs.HTTP_CLIENT_LOGGERS}
+    yield
+    root.handlers[:], root.level = handlers, level
+    for name, was in levels.items():
+        logging.getLogger(name).setLevel(was)
+
+
+@pytest.mark.parametrize(
+    ("level", "http_client_shows"),
+    [
+        ("debug", logging.DEBUG),
+        ("info", logging.WARNING),
+        ("warning", logging.WARNING),
+        ("error", logging.ERROR),
+    ],
+)
+def test_the_http_clients_request_lines_show_only_at_debug(
+    logging_restored: None, level: str, http_client_shows: int
+) -> None:
+    logs.configure(logs.LogSettings("json", level), secrets=())
+    for name in logs.HTTP_CLIENT_LOGGERS:
+        client = logging.getLogger(name)
+        assert client.getEffectiveLevel() == http_client_shows, name
+    ours = logging.getLogger("article_runtime.events")
+    assert ours.getEffectiveLevel() == logging.getLevelName(level.upper())
+
+
 # -- readiness -------------------------------------------------------------------------------
 
 
