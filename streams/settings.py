@@ -112,14 +112,11 @@ class WorkerSettings:
             store=_store(env.get(STORE_ENV, "").strip() or cls.store),
             data_dir=env.get(DATA_DIR_ENV, "").strip() or None,
             ecp_standin=StandInEntity(qid, name) if qid else None,
-            event_loop=event_loop_from_env(env),
+            event_loop=_event_loop(env.get(EVENT_LOOP_ENV, "").strip() or cls.event_loop),
         )
 
 
-def event_loop_from_env(environ: Mapping[str, str] | None = None) -> str:
-    """The event loop asked for: ``uvloop`` unless set."""
-    env = os.environ if environ is None else environ
-    name = env.get(EVENT_LOOP_ENV, "").strip() or WorkerSettings.event_loop
+def _event_loop(name: str) -> str:
     if name not in EVENT_LOOPS:
         choices = ", ".join(EVENT_LOOPS)
         raise SettingsError(f"{EVENT_LOOP_ENV} must be one of {choices}, not {name!r}")

@@ -127,9 +127,9 @@ class ProviderClient:
     ) -> Completion:
         """One attempt, within ``timeout_s`` from connecting to the last byte.
 
-        The openai client's own timeout applies to each read, so a provider trickling bytes
-        held one call for 23 s with ``timeout_s=3``; the deadline here cancels the request
-        (and its connection) and counts it as a timeout, which the policy may retry.
+        A timeout per read never fires on a provider trickling bytes (the openai client's held
+        one call for 23 s with ``timeout_s=3``); the deadline here cancels the request (and its
+        connection) and counts it as a timeout, which the policy may retry.
 
         Raises:
             ProviderFailure: any technical failure, ``timeout`` past the deadline.
