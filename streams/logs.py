@@ -44,8 +44,9 @@ LEVELS = ("debug", "info", "warning", "error")
 LANGFUSE_SECRETS = ("LANGFUSE_SECRET_KEY", "LANGFUSE_PUBLIC_KEY")
 KAFKA_SECRETS = ("KAFKA_SASL_PASSWORD",)
 _BEARER = "bearer "
-# The loggers of the HTTP client under openai (httpx, or its fork httpx2) and its transport.
-HTTP_CLIENT_LOGGERS = ("httpx", "httpx2", "httpcore")
+# The HTTP clients that log a line per request at INFO: httpx, and its fork httpx2 under
+# openai. (Their transports, httpcore and httpcore2, log at debug only.)
+HTTP_CLIENT_LOGGERS = ("httpx", "httpx2")
 
 log = logging.getLogger("article_runtime.events")
 

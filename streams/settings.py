@@ -109,23 +109,22 @@ class WorkerSettings:
             retention_h=_positive(env, RETENTION_ENV, cls.retention_h, float),
             replication_factor=_positive(env, REPLICATION_ENV, cls.replication_factor),
             partitions=_positive(env, PARTITIONS_ENV, cls.partitions),
-            store=_store(env.get(STORE_ENV, "").strip() or cls.store),
+            store=_store(env, cls.store),
             data_dir=env.get(DATA_DIR_ENV, "").strip() or None,
             ecp_standin=StandInEntity(qid, name) if qid else None,
-            event_loop=_event_loop(env.get(EVENT_LOOP_ENV, "").strip() or cls.event_loop),
+            event_loop=_one_of(env, EVENT_LOOP_ENV, EVENT_LOOPS, cls.event_loop),
         )
 
 
-def _event_loop(name: str) -> str:
-    if name not in EVENT_LOOPS:
-        choices = ", ".join(EVENT_LOOPS)
-        raise SettingsError(f"{EVENT_LOOP_ENV} must be one of {choices}, not {name!r}")
-    return name
+def _one_of(env: Mapping[str, str], name: str, choices: tuple[str, ...], default: str) -> str:
+    value = env.get(name, "").strip() or default
+    if value not in choices:
+        raise SettingsError(f"{name} must be one of {', '.join(choices)}, not {value!r}")
+    return value
 
 
-def _store(url: str) -> str:
-    if url not in STORES:
-        raise SettingsError(f"{STORE_ENV} must be one of {', '.join(STORES)}, not {url!r}")
+def _store(env: Mapping[str, str], default: str) -> str:
+    url = _one_of(env, STORE_ENV, STORES, default)
     if url == "rocksdb://" and importlib.util.find_spec("rocksdict") is None:
         raise SettingsError(f"{STORE_ENV}=rocksdb:// needs the rocksdict package")
     return url

@@ -70,11 +70,11 @@ def main() -> None:
     log_settings = logs.LogSettings.from_env()
     try:
         settings = prepared(WorkerSettings.from_env())
-        event_loop.use(settings.event_loop)  # before Faust or anything else makes a loop
     except (SettingsError, ClusterRefused) as error:
         refuse(error)
     except KafkaException as error:  # e.g. not allowed to create or describe the topics
         refuse(f"the cluster refused to prepare the topics: {error.args[0].str()}")
+    event_loop.use(settings.event_loop)  # before Faust or anything else makes a loop
     providers = load_providers(None)
     secrets = logs.known_secrets(providers.secrets() if providers is not None else ())
     logs.configure(log_settings, secrets)
