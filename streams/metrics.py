@@ -1,20 +1,22 @@
 """``/metrics``: what one worker did, in Prometheus text format.
 
 Counted at the edges, never in the core:
-- a Faust sensor (``FlowSensor``) sees every event an agent's stream takes in and every
-  message the producer got acknowledged: messages in and out per agent and topic;
+- a Faust sensor (``FlowSensor``) sees every event an agent's stream takes in: messages in
+  per agent and topic;
 - the wiring (``streams.wiring``) times each message from taking it to its outputs on the
   broker (stage latency), tracks the messages in progress (for hygiene and enrichment: the
-  model calls in flight), and hands every produced record here (compensation events by
-  stage, kind and reason; articles settled by path);
+  model calls in flight), and hands every record the broker acknowledged here (messages out
+  per agent and topic, compensation events by stage, kind and reason; articles settled by
+  path);
 - the LLM runtime's trace hook (``on_generation``): model attempts by prompt, role, model
   and outcome, their latency, tokens and cost by model;
 - at scrape time (``_StateCollector``): consumer lag per topic partition (the consumer's
   highwater against its committed offset), table sizes, readiness.
 
-Faust's own Prometheus sensor runs beside ours (``faust_*``: commits, sends, rebalances, web
-requests). Counters count per worker and since its start; a redelivered message (after a
-crash or rebalance) is counted again, as it is processed again.
+Faust's own Prometheus sensor runs beside ours (``faust_*``: commits, table changelog sends,
+rebalances, web requests; the stages' outputs go to the producer past it). Counters count per
+worker and since its start; a redelivered message (after a crash or rebalance) is counted
+again, as it is processed again.
 """
 
 from __future__ import annotations
@@ -27,8 +29,7 @@ from typing import TYPE_CHECKING, Any
 import faust
 from faust.agents import current_agent
 from faust.sensors.prometheus import FaustMetrics, PrometheusMonitor
-from faust.types import TP, EventT, PendingMessage, RecordMetadata, StreamT
-from faust.types.transports import ProducerT
+from faust.types import TP, EventT, StreamT
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
@@ -159,9 +160,11 @@ class FlowMetrics:
             self.cost.labels(model=model).inc(attempt.cost_usd)
 
     def on_published(self, emits: Iterable[Emit]) -> None:
-        """Records the broker has acknowledged: compensations and settled articles."""
+        """Records the broker has acknowledged: messages out, compensations, settled articles."""
+        agent = _agent()
         for emit in emits:
             record = emit.record
+            self.messages_out.labels(agent=agent, topic=emit.topic.name).inc()
             if emit.topic is ARTICLE_COMPENSATION:
                 stage, kind, reason = record["stage"], record["kind"], record["reason"]
                 self.compensations.labels(stage=stage, kind=kind, reason=reason).inc()
@@ -224,7 +227,8 @@ class FaustMonitor(PrometheusMonitor):
 
 
 class FlowSensor(faust.Sensor):
-    """Messages in and out per agent: Faust calls it for every stream event and every send."""
+    """Messages in per agent: Faust calls it for every stream event. (Messages out are counted
+    by ``FlowMetrics.on_published``: the stages produce past Faust's sensors.)"""
 
     def __init__(self, metrics: FlowMetrics, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -235,16 +239,6 @@ class FlowSensor(faust.Sensor):
     ) -> dict[str, Any] | None:
         self.metrics.messages_in.labels(agent=_agent(), topic=tp.topic).inc()
         return None
-
-    def on_send_initiated(
-        self, producer: ProducerT, topic: str, message: PendingMessage, keysize: int, valsize: int
-    ) -> Any:
-        return _agent()  # the state Faust hands back to on_send_completed
-
-    def on_send_completed(self, producer: ProducerT, state: Any, metadata: RecordMetadata) -> None:
-        if metadata.topic in FLOW_TOPICS:
-            agent = state if isinstance(state, str) else NO_AGENT
-            self.metrics.messages_out.labels(agent=agent, topic=metadata.topic).inc()
 
 
 def _agent() -> str:

@@ -59,6 +59,10 @@ def test_metrics_equal_what_the_flow_did_and_the_json_log_follows_each_article(
             out = "article_runtime_messages_out_total"
             for topic in ("article.assembled", "article.enriched", "article.compensation"):
                 assert total(got, out, topic=topic) == on_topics[topic], topic
+            # Counted by the agent that produced them (the stages produce past Faust's sensors).
+            made = on_topics["article.assembled"], on_topics["article.enriched"]
+            assert total(got, out, agent="hygiene", topic="article.assembled") == made[0]
+            assert total(got, out, agent="enrichment", topic="article.enriched") == made[1]
             compensations = by(
                 got, "article_runtime_compensation_events_total", "stage", "kind", "reason"
             )
