@@ -40,6 +40,7 @@ from streams.local_kafka import local_broker
 from streams.topics import PARTITIONS, PRODUCER_CONFIG, Topic
 
 BATCH = 500  # records a consumer returns at most per call
+READ_BACK_S = 120.0  # a consumer that has not read every record back by then has lost some
 
 Job = Callable[[KafkaConnection, str, list[bytes], bytes, int], Coroutine[Any, Any, None]]
 
@@ -132,8 +133,9 @@ async def aiokafka_consume(
     )
     await consumer.start()
     try:
-        seen = 0
+        seen, deadline = 0, time.monotonic() + READ_BACK_S
         while seen < len(keys):
+            _in_time(deadline, seen, len(keys))
             batches = await consumer.getmany(timeout_ms=1000, max_records=BATCH)
             seen += sum(len(records) for records in batches.values())
     finally:
@@ -153,8 +155,9 @@ async def confluent_consume(
     )
     consumer.subscribe([topic])
     try:
-        seen = 0
+        seen, deadline = 0, time.monotonic() + READ_BACK_S
         while seen < len(keys):
+            _in_time(deadline, seen, len(keys))
             records = consumer.consume(num_messages=BATCH, timeout=1.0)
             seen += sum(1 for record in records if record.error() is None)
             await asyncio.sleep(0)  # as a loop-friendly consumer would yield between batches
@@ -162,6 +165,12 @@ async def confluent_consume(
         consumer.close()
 
 
+def _in_time(deadline: float, seen: int, wanted: int) -> None:
+    if time.monotonic() > deadline:
+        raise RuntimeError(f"read back {seen} of {wanted} records in {READ_BACK_S:.0f} s")
+
+
+CLIENTS = ("aiokafka", "confluent-kafka")
 JOBS: dict[str, dict[str, Job]] = {
     "produce": {"aiokafka": aiokafka_produce, "confluent-kafka": confluent_produce},
     "consume": {"aiokafka": aiokafka_consume, "confluent-kafka": confluent_consume},
@@ -177,6 +186,29 @@ def cpu_us_per_record(
     return 1e6 * (time.process_time() - started) / n
 
 
+def measure(
+    connection: KafkaConnection,
+    *,
+    records: int,
+    rounds: int,
+    in_flight: int,
+    value_bytes: int,
+    report: Callable[[str], None] = print,
+) -> dict[tuple[str, str], list[float]]:
+    """CPU microseconds per record, by (job, client), one figure per round."""
+    value = bytes(range(256)) * (value_bytes // 256) + b"x" * (value_bytes % 256)
+    figures: dict[tuple[str, str], list[float]] = {}
+    for round_ in range(rounds):
+        for client in CLIENTS:
+            topic = f"bench.clients.{uuid.uuid4().hex[:8]}.{client}"
+            ensure_topics(connection, [Topic(topic, "-")], partitions=PARTITIONS)
+            for name, jobs in JOBS.items():
+                us = cpu_us_per_record(jobs[client], connection, topic, value, records, in_flight)
+                figures.setdefault((name, client), []).append(us)
+                report(f"round {round_ + 1}: {client} {name} {us:.1f} us/record")
+    return figures
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.kafka_clients")
     parser.add_argument("--records", type=int, default=20_000)
@@ -184,21 +216,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--value-bytes", type=int, default=2048)
     parser.add_argument("--in-flight", type=int, default=8, help="unacknowledged records at most")
     args = parser.parse_args(argv)
-    value = bytes(range(256)) * (args.value_bytes // 256) + b"x" * (args.value_bytes % 256)
-    figures: dict[tuple[str, str], list[float]] = {}
     with local_broker(partitions=PARTITIONS) as broker:
-        connection = broker.connection
-        for round_ in range(args.rounds):
-            for client in ("aiokafka", "confluent-kafka"):
-                topic = f"bench.clients.{round_}.{client}"
-                ensure_topics(connection, [Topic(topic, "-")], partitions=PARTITIONS)
-                for name in ("produce", "consume"):
-                    job = JOBS[name][client]
-                    us = cpu_us_per_record(
-                        job, connection, topic, value, args.records, args.in_flight
-                    )
-                    figures.setdefault((name, client), []).append(us)
-                    print(f"round {round_ + 1}: {client} {name} {us:.1f} us/record", flush=True)
+        figures = measure(
+            broker.connection,
+            records=args.records,
+            rounds=args.rounds,
+            in_flight=args.in_flight,
+            value_bytes=args.value_bytes,
+            report=lambda line: print(line, flush=True),
+        )
     print(
         f"\n{args.records} records of {args.value_bytes} B, {PARTITIONS} partitions, "
         f"at most {args.in_flight} unacknowledged, {args.rounds} rounds\n"
