@@ -17,5 +17,8 @@ def test_each_client_produces_and_reads_back_every_record() -> None:
         )
     assert set(figures) == {(job, client) for job in JOBS for client in CLIENTS}
     for (job, client), per_round in figures.items():
-        assert len(per_round) == 1 and math.isfinite(per_round[0]) and per_round[0] > 0, job
+        assert len(per_round) == 1 and math.isfinite(per_round[0]) and per_round[0] > 0, (
+            job,
+            client,
+        )
     assert len(lines) == len(JOBS) * len(CLIENTS)
