@@ -24,8 +24,8 @@ from streams.consumer import FlowControl, Transport
 from streams.metrics import FlowMetrics
 from streams.settings import WorkerSettings
 from streams.tables import table
-from streams.topics import MAX_MESSAGE_BYTES, TOPICS
-from streams.wiring import Unrecorded, Wiring, raw_topic
+from streams.topics import MAX_MESSAGE_BYTES
+from streams.wiring import Unrecorded, Wiring
 
 # The agents that write each table: a table's changelog follows their input partitions, so it
 # is read together with them and must have their partition count (``joined``). The ledger's
@@ -73,10 +73,9 @@ def create_app(
     transport.fetch_wait_ms = settings.fetch_wait_ms
     app.transport = transport
     app.flow_control = FlowControl()  # its events find the running loop when awaited
-    topics = {t.name: raw_topic(app, t) for t in TOPICS}
     tables = {name: table(app, name) for name in TABLES}
     work = transport.work
-    w = Wiring(app, settings, AvroCodec(), topics, tables, llm, work, metrics or FlowMetrics())
+    w = Wiring(app, settings, AvroCodec(), tables, llm, work, metrics or FlowMetrics())
     w.ledger = ledger.Ledger(w)
     for module in (hygiene, enrichment):
         module.register(w)

@@ -1,4 +1,4 @@
-"""What every agent shares: the Faust app, its topics and tables, the codec, the LLM runtime.
+"""What every agent shares: the Faust app, its tables, the codec, the LLM runtime.
 
 Agents are thin: decode, call a pure stage function, ``publish`` its ``Emit``s. ``publish``
 awaits the broker's acknowledgement of every message before returning, and an input is acked
@@ -37,16 +37,6 @@ from streams.topics import ARTICLE_COMPENSATION, BY_NAME, Topic, message_key
 
 _log = logging.getLogger(__name__)
 Event = EventT[bytes]  # every topic carries raw Avro bytes, decoded by our codec
-
-
-def raw_topic(app: faust.App, *topics: Topic) -> faust.TopicT:
-    """A raw-bytes channel over ``topics``: values are decoded by our codec, not Faust's."""
-    return app.topic(
-        *(t.name for t in topics),
-        partitions=app.conf.topic_partitions,  # the count the worker found (streams.partitions)
-        key_serializer="raw",
-        value_serializer="raw",
-    )
 
 
 @dataclass(frozen=True)
@@ -90,7 +80,6 @@ class Wiring:
     app: faust.App
     settings: WorkerSettings
     codec: AvroCodec
-    topics: Mapping[str, faust.TopicT]
     tables: Mapping[str, StateTable]
     llm: LLMRuntime | None
     work: InFlightWork
@@ -104,7 +93,13 @@ class Wiring:
         return serves(self.llm, HYGIENE)
 
     def topic(self, *topics: Topic) -> faust.TopicT:
-        return raw_topic(self.app, *topics)
+        """A raw-bytes channel over ``topics``: values are decoded by our codec, not Faust's."""
+        return self.app.topic(
+            *(t.name for t in topics),
+            partitions=self.app.conf.topic_partitions,  # the count found (streams.partitions)
+            key_serializer="raw",
+            value_serializer="raw",
+        )
 
     def decode(self, event: Event) -> dict[str, Any] | Emit:
         """The record, or the terminal compensation for a value our codec refuses."""

@@ -78,7 +78,7 @@ def test_joined_groups_cover_every_multi_topic_agent_and_every_table() -> None:
     assert changelogs == {f"t-{table}-changelog" for table in TABLE_AGENTS}
     # Everything the app declares follows the count the worker runs with.
     assert {w.tables[t].partitions for t in TABLE_AGENTS} == {6}
-    assert {topic.partitions for topic in w.topics.values()} == {6}
+    assert {agent.channel.partitions for agent in w.app.agents.values()} == {6}
 
 
 def test_partition_of_depends_on_the_count() -> None:
