@@ -26,6 +26,8 @@ Of the workers' it shows the main thread's apart: the event loop every stage run
 bounds what one worker can do (the rest is Faust's consumer thread and the parsing executor).
 It also counts the records written to the broker per article (every topic, table changelogs
 included): unlike CPU time on a shared machine, a figure other people's load does not move.
+And the workers' produce requests per article, with the records each carried: the workers run
+as ``bench.produce_requests``, which counts them (aiokafka itself does not).
 With one worker it also prints what the worker retains per article (state is kept for the
 retention period, 72 h by default): the growth of its resident memory over the N articles, and
 of its tables' contents (read back from their changelog topics), with the RSS that a million
@@ -65,6 +67,7 @@ from pathlib import Path
 import yaml
 
 from bench.cpu import cpu_seconds, cpu_split, machine_cpu_seconds
+from bench.produce_requests import COUNTS_ENV, WRITE_EVERY_S, Counts, read_counts
 from bench.profile_summary import print_profile
 from bench.retained import changelog_topic, records_on_topics, rss_bytes, table_bytes
 from streams.admin import ensure_topics
@@ -132,6 +135,7 @@ class Run:
     records: dict[str, int] | None = None
     # per stage: (seconds from taking a message to its outputs confirmed, summed; messages)
     stages: dict[str, tuple[float, float]] = field(default_factory=dict)
+    produced: Counts | None = None  # the workers' produce requests (not in-process)
 
 
 def measure_in_process(args: argparse.Namespace, work: Path, base_url: str) -> Run:
@@ -180,7 +184,16 @@ def measure(
         if not args.standin_in_worker:
             # The classifier is not the worker's work.
             settings |= {ECP_STANDIN_QID_ENV: "", ECP_STANDIN_NAME_ENV: ""}
-        running = [f.worker(f"w{n}", app_id=APP_ID, settings=settings) for n in range(workers)]
+        counts = [work / f"w{n}.produce.json" for n in range(workers)]
+        running = [
+            f.worker(
+                f"w{n}",
+                app_id=APP_ID,
+                settings=settings | {COUNTS_ENV: str(counts[n])},
+                module="bench.produce_requests",  # the worker, its produce requests counted
+            )
+            for n in range(workers)
+        ]
         classifier = None if args.standin_in_worker else standin_apart(broker.connection, work)
         try:
             for worker in running:
@@ -193,6 +206,7 @@ def measure(
             profile = None if args.profile is None else args.profile / f"workers-{workers}.txt"
             with sampled(pid_of(running[0]), profile):
                 records_before = records_on_topics(broker.connection)
+                produced_before = produced_so_far(counts)
                 stages_before = stage_seconds(running)
                 cpu_before = cpu_now(running, broker.process, classifier)
                 started = time.monotonic()
@@ -214,6 +228,7 @@ def measure(
                     topic: held - records_before.get(topic, 0)
                     for topic, held in quiet_records(broker.connection).items()
                 }
+                produced = produced_so_far(counts, since=produced_before)
             after = snapshot(f, running[0]) if workers == 1 else None
         finally:
             for worker in running:
@@ -226,7 +241,21 @@ def measure(
     times = sorted(settled_at.values())
     wall = max(times) if times else float("nan")
     label = f"{workers} worker" + ("s" if workers > 1 else "")
-    return Run(label, workers, done, len(measured), wall, times, cpu, retained, records, stages)
+    return Run(
+        label, workers, done, len(measured), wall, times, cpu, retained, records, stages, produced
+    )
+
+
+def produced_so_far(paths: list[Path], since: Counts | None = None) -> Counts:
+    """The workers' produce requests together (``bench.produce_requests``), less ``since``."""
+    time.sleep(2 * WRITE_EVERY_S)  # the workers' files trail their counts by up to this
+    found = [read_counts(path) for path in paths]
+    start = since or Counts()
+    return Counts(
+        requests=sum(c.requests for c in found) - start.requests,
+        batches=sum(c.batches for c in found) - start.batches,
+        records=sum(c.records for c in found) - start.records,
+    )
 
 
 def stage_seconds(workers: list[WorkerProcess]) -> dict[str, tuple[float, float]]:
@@ -509,6 +538,8 @@ def print_side_by_side(rounds: list[list[Run]]) -> None:
     if any("ECP stand-in" in r.cpu_s for runs in rounds for r in runs):
         row("ECP stand-in CPU/article (ms)", per_article("ECP stand-in"))
     row("records/article", lambda r, _: None if r.records is None else total_records(r))
+    row("produce requests/article", lambda r, _: _requests(r, lambda c: c.requests / r.articles))
+    row("records/produce request", lambda r, _: _requests(r, lambda c: c.records / c.requests))
     row("CPU/article / in-process", cpu_against, "{:.2f}")
     for stage in sorted({name for runs in rounds for r in runs for name in r.stages}):
         row(f"{stage} s/message", lambda r, _, stage=stage: _per_message(r, stage), "{:.3f}")  # type: ignore[misc]
@@ -520,7 +551,9 @@ def print_side_by_side(rounds: list[list[Run]]) -> None:
     print("(in-process: the same work in one process; its CPU is in the worker row. records: what")
     print(" ingestion, the stages and the tables' changelogs wrote to the broker per article.")
     print(" s/message: a stage's mean time from taking a message to its outputs confirmed; a")
-    print(" stage holding K messages at once takes at most K / that many a second)")
+    print(" stage holding K messages at once takes at most K / that many a second. produce")
+    print(" requests: the workers' requests to the broker, each carrying records of several")
+    print(" partitions and topics; aiokafka keeps one in flight per broker)")
 
 
 def _settled(rounds: list[list[Run]], column: int) -> str:
@@ -543,6 +576,11 @@ def print_records(run: Run) -> None:
     }
     parts = ", ".join(f"{name} {per:.2f}" for name, per in held.items())
     print(f"records/article, {run.label}: {parts}")
+
+
+def _requests(run: Run, figure: Callable[[Counts], float]) -> float | None:
+    produced = run.produced
+    return None if produced is None or not produced.requests else figure(produced)
 
 
 def _per_message(run: Run, stage: str) -> float | None:

@@ -39,7 +39,8 @@ class WorkerStartError(RuntimeError):
 
 
 class WorkerProcess:
-    """``python -m streams.worker`` with its own log file; ready once it owns partitions."""
+    """``python -m streams.worker`` (or ``module``) with its own log file; ready once it owns
+    partitions."""
 
     def __init__(
         self,
@@ -49,8 +50,9 @@ class WorkerProcess:
         log_path: Path,
         app_id: str = "article-runtime",
         env: Mapping[str, str] | None = None,
+        module: str = "streams.worker",  # or a benchmark's wrapper around it
     ) -> None:
-        self.web_port, self.log_path = web_port, log_path
+        self.web_port, self.log_path, self.module = web_port, log_path, module
         self.env = {
             **os.environ,
             **(env or {}),
@@ -65,7 +67,7 @@ class WorkerProcess:
     def start(self, *, timeout_s: float = 90.0, need_partitions: bool = True) -> WorkerProcess:
         log = self.log_path.open("ab")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "streams.worker"],
+            [sys.executable, "-m", self.module],
             env=self.env,
             stdout=log,
             stderr=subprocess.STDOUT,

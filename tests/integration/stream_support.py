@@ -55,6 +55,7 @@ class Flow:
         *,
         app_id: str = "article-runtime-it",
         settings: Mapping[str, str] | None = None,
+        module: str = "streams.worker",
     ) -> WorkerProcess:
         """A worker with the ECP stand-in, the scripted providers and ``settings`` (env)."""
         env = {
@@ -80,6 +81,7 @@ class Flow:
             log_path=self.work / f"{name}.log",
             app_id=app_id,
             env=env,
+            module=module,
         )
 
     def publish_cases(self, cases: Sequence[CaseArticle]) -> None:
