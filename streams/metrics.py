@@ -13,8 +13,10 @@ Counted at the edges, never in the core:
 - at scrape time (``_StateCollector``): consumer lag per topic partition (the consumer's
   highwater against its committed offset), table sizes, readiness.
 
-Faust's own Prometheus sensor runs beside ours (``faust_*``: commits, table changelog sends,
-rebalances, web requests; the stages' outputs go to the producer past it). Counters count per
+Faust's own Prometheus sensor runs beside ours (``faust_*``: messages received, commits,
+rebalances, web requests). It counts none of the records the worker produces: the stages'
+outputs and the tables' changes go to the producer past Faust's topics, where its send hooks
+sit (the broker's own per-topic metrics show the changelogs' write rate). Counters count per
 worker and since its start; a redelivered message (after a crash or rebalance) is counted
 again, as it is processed again.
 """
@@ -192,8 +194,8 @@ class FlowMetrics:
 
 
 class FaustMonitor(PrometheusMonitor):
-    """Faust's own sensor (``faust_*``: messages received, commits, sends, rebalances, web
-    requests) without its per-agent-event and per-table-access series.
+    """Faust's own sensor (``faust_*``: messages received, commits, rebalances, web requests)
+    without its per-agent-event and per-table-access series.
 
     Those hooks ran for every event each agent took and every table read and write, each with
     a labelled Prometheus update: about 1 ms of worker CPU per article in ``make bench-stream``

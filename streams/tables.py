@@ -2,10 +2,11 @@
 held packed.
 
 Three things Faust's ``Table`` does not offer:
-- Waiting for one change to be durable. A change goes to the changelog through the
-  producer's buffer, and Faust commits source offsets without waiting for it: a crash could
-  keep the commit and lose the change. Agents await ``confirmed`` before their input is acked
-  (and the enrichment agent before it produces an output that depends on the change).
+- Waiting for one change to be durable. Faust sends a change through its producer buffer and
+  commits source offsets without waiting for it: a crash could keep the commit and lose the
+  change. Here a change goes to the producer in order, past Faust's buffer and topic layers
+  (``streams.changelog``), and agents await ``confirmed`` before their input is acked (and the
+  enrichment agent before it produces an output that depends on the change).
 - Forgetting. Per-article state (ladder, join, lineage) would grow without bound in a
   long-running worker; ``expire`` drops keys untouched for the retention period, one source
   partition at a time, from inside the owning agent (a deletion is a changelog tombstone on
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 import zlib
 from collections.abc import Callable, ItemsView, Iterable, ValuesView
@@ -28,14 +30,15 @@ from typing import Any, cast
 
 import faust
 from faust.streams import current_event
-from faust.types import FutureMessage
 from faust.types.tables import TableT
 
+from streams.changelog import Acked, OrderedSends
 from streams.topics import MAX_MESSAGE_BYTES, PARTITIONS, partition_of
 
 SWEEP_EVERY_S = 60.0  # at most, per partition: a sweep scans every key of the table
 DEFLATE_FROM = 256  # bytes of JSON; below this deflating saves little or grows the value
 _DEFLATED = b"x"  # zlib's first byte at every level; no JSON text starts with it
+_log = logging.getLogger(__name__)
 
 
 def expired(
@@ -89,7 +92,8 @@ class StateTable(faust.Table):  # type: ignore[type-arg]  # faust.Table's parame
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        self._latest: dict[Any, FutureMessage] = {}
+        self._latest: dict[Any, Acked] = {}
+        self._sends = OrderedSends(lambda: self.app.producer)
         self._touched: dict[str, float] = {}
         self._swept: dict[int, float] = {}
 
@@ -109,23 +113,59 @@ class StateTable(faust.Table):  # type: ignore[type-arg]  # faust.Table's parame
             raise TypeError("Cannot modify table key from outside of stream iteration")
         return int(event.message.partition)
 
-    def send_changelog(self, *args: Any, **kwargs: Any) -> FutureMessage:
-        fut = super().send_changelog(*args, **kwargs)
-        key = args[1] if len(args) > 1 else kwargs["key"]
-        self._latest[key] = fut
-        self._touched[key] = time.time()
-        fut.add_done_callback(lambda done: self._forget(key, done))
-        return fut
+    def on_key_set(self, key: Any, value: Any) -> None:
+        partition = cast(int, self.partition_for_key(key))
+        self.send_changelog(partition, key, value)
+        self._maybe_set_key_ttl(key, partition)
+        self._sensor_on_set(self, key, value)
 
-    def _forget(self, key: Any, done: FutureMessage) -> None:
+    def on_key_del(self, key: Any) -> None:
+        partition = cast(int, self.partition_for_key(key))
+        self.send_changelog(partition, key, value=None, value_serializer="raw")
+        self._maybe_del_key_ttl(key, partition)
+        self._sensor_on_del(self, key)
+
+    def send_changelog(  # type: ignore[override]  # a future of the record, not Faust's message
+        self,
+        partition: int,
+        key: Any,
+        value: Any,
+        key_serializer: Any = None,
+        value_serializer: Any = None,
+    ) -> Acked:
+        """One change, to the producer past Faust's buffer and topic (``streams.changelog``).
+
+        Key and value are serialized by the changelog topic as Faust's own send does, so
+        recovery reads them back the same; once the broker has the record, Faust's callback
+        keeps its offset (RocksDB: where recovery starts).
+        """
+        topic = cast(faust.Topic, self.changelog_topic)  # Faust's own: it serializes
+        final_key, _ = topic.prepare_key(key, key_serializer or self.key_serializer, None, {})
+        final_value, _ = topic.prepare_value(
+            value, value_serializer or self.value_serializer, None, {}
+        )
+        acked = self._sends.send(topic.get_topic_name(), final_key, final_value, partition)
+        self._latest[key] = acked
+        self._touched[key] = time.time()
+        acked.add_done_callback(lambda done: self._sent(key, done))
+        return acked
+
+    def _sent(self, key: Any, done: Acked) -> None:
         if self._latest.get(key) is done:
             del self._latest[key]
+        if done.cancelled():
+            return
+        if (exc := done.exception()) is not None:
+            # Whoever awaits ``confirmed`` fails with it; one superseded meanwhile, nobody.
+            _log.warning("changelog %s: a change was not written (%r)", self.name, exc)
+            return
+        self._on_changelog_sent(done)  # type: ignore[arg-type]  # reads .result() only
 
     async def confirmed(self, key: Any) -> None:
         """Return once the latest change of ``key`` is acknowledged by the broker."""
         pending = self._latest.get(key)
         if pending is not None:
-            await asyncio.shield(pending)  # abandoned work must not cancel Faust's future
+            await asyncio.shield(pending)  # abandoned work must not cancel the record's future
 
     def expire(self, partition: int, max_age_s: float) -> int:
         """Drop this partition's keys untouched for ``max_age_s`` (sweeps at most once a minute).

@@ -1,0 +1,122 @@
+"""``streams.changelog.OrderedSends``: table changes reach the producer in the order they were
+made, however long each hand-over takes, and each change's future settles as its own record
+did (acknowledged, failed at hand-over, failed at the broker). The producer here is a script
+of delays and failures; the real broker's side is ``tests/integration/test_rocksdb_store``
+and the stream flow and fault tests."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from streams.changelog import OrderedSends
+
+
+class Refused(Exception):
+    """The producer would not take a record."""
+
+
+class Lost(Exception):
+    """The broker did not acknowledge a record."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """How the producer treats one record: hand-over delay, then refuse, lose or ack it."""
+
+    hand_over_s: float
+    ack_s: float
+    fate: str  # "ack" | "refuse" | "lose"
+
+
+@dataclass
+class ScriptedProducer:
+    steps: list[Step]
+    taken: list[bytes] = field(default_factory=list)
+
+    async def send(
+        self, topic: str, key: bytes, value: bytes | None, partition: int, *_: Any
+    ) -> asyncio.Future[Any]:
+        step = self.steps[len(self.taken)]
+        await asyncio.sleep(step.hand_over_s)
+        self.taken.append(key)
+        if step.fate == "refuse":
+            raise Refused(key)
+        acked: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+
+        def settle() -> None:
+            if step.fate == "lose":
+                acked.set_exception(Lost(key))
+            else:
+                acked.set_result((topic, partition, key))
+
+        asyncio.get_running_loop().call_later(step.ack_s, settle)
+        return acked
+
+
+steps = st.lists(
+    st.builds(
+        Step,
+        hand_over_s=st.sampled_from([0.0, 0.0, 0.001, 0.003]),
+        ack_s=st.sampled_from([0.0, 0.002, 0.005]),
+        fate=st.sampled_from(["ack", "ack", "ack", "refuse", "lose"]),
+    ),
+    min_size=1,
+    max_size=30,
+)
+
+
+@given(steps=steps, bursts=st.lists(st.integers(1, 5), min_size=1, max_size=30))
+def test_records_go_in_order_and_each_future_settles_as_its_record_did(
+    steps: list[Step], bursts: list[int]
+) -> None:
+    async def scenario() -> None:
+        producer = ScriptedProducer(steps)
+        sends = OrderedSends(lambda: producer)  # type: ignore[arg-type, return-value]
+        futures, made = [], 0
+        for burst in bursts:  # changes made together, then the loop runs a little
+            for _ in range(burst):
+                if made == len(steps):
+                    break
+                key = f"k{made}".encode()
+                futures.append(sends.send("t-changelog", key, b"v", made % 3))
+                made += 1
+            await asyncio.sleep(0.001)
+        settled = await asyncio.wait_for(
+            asyncio.gather(*futures, return_exceptions=True), timeout=10
+        )
+        assert producer.taken == [f"k{n}".encode() for n in range(made)]
+        for n, outcome in enumerate(settled):
+            fate, key = steps[n].fate, f"k{n}".encode()
+            if fate == "ack":
+                assert outcome == ("t-changelog", n % 3, key)
+            else:
+                assert isinstance(outcome, Refused if fate == "refuse" else Lost)
+
+    asyncio.run(scenario())
+
+
+def test_changes_still_queued_when_the_loop_closes_are_cancelled_not_left_pending() -> None:
+    async def scenario() -> list[asyncio.Future[Any]]:
+        producer = ScriptedProducer([Step(10.0, 0.0, "ack")] * 3)
+        sends = OrderedSends(lambda: producer)  # type: ignore[arg-type, return-value]
+        futures = [sends.send("t", f"k{n}".encode(), None, 0) for n in range(3)]
+        await asyncio.sleep(0.01)  # the first is being handed over, for ten seconds
+        return futures
+
+    loop = asyncio.new_event_loop()
+    try:
+        futures = loop.run_until_complete(scenario())
+        drain = [t for t in asyncio.all_tasks(loop) if not t.done()]
+        assert len(drain) == 1
+        drain[0].cancel()
+        with pytest.raises(asyncio.CancelledError):
+            loop.run_until_complete(drain[0])
+    finally:
+        loop.close()
+    assert all(f.cancelled() for f in futures)
