@@ -26,3 +26,10 @@ def machine_cpu_seconds() -> tuple[float, float]:
     idle = ticks[3] + ticks[4]  # idle, iowait
     hz = os.sysconf("SC_CLK_TCK")
     return (sum(ticks) - idle) / hz, sum(ticks) / hz
+
+
+def stolen_cpu_seconds() -> float:
+    """CPU seconds of every core since boot that the hypervisor gave to someone else while
+    this machine had work for them (/proc/stat's steal): a virtual machine's neighbours."""
+    ticks = [int(n) for n in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    return ticks[7] / os.sysconf("SC_CLK_TCK")

@@ -66,7 +66,7 @@ from pathlib import Path
 
 import yaml
 
-from bench.cpu import cpu_seconds, cpu_split, machine_cpu_seconds
+from bench.cpu import cpu_seconds, cpu_split, machine_cpu_seconds, stolen_cpu_seconds
 from bench.produce_requests import COUNTS_ENV, WRITE_EVERY_S, Counts, read_counts
 from bench.profile_summary import print_profile
 from bench.retained import changelog_topic, records_on_topics, rss_bytes, table_bytes
@@ -159,6 +159,7 @@ def measure_in_process(args: argparse.Namespace, work: Path, base_url: str) -> R
         "workers (kernel)": figures["system_s"],
         "machine busy": figures["machine_busy_s"],
         "machine": figures["machine_s"],
+        "machine stolen": figures["machine_stolen_s"],
     }
     n, times = figures["articles"], sorted(figures["settle_times"])
     return Run("in-process", 0, n, n, figures["wall_s"], times, cpu, None)
@@ -364,6 +365,7 @@ def cpu_now(
         "bench": own.user + own.system,
         "machine busy": busy,
         "machine": total,
+        "machine stolen": stolen_cpu_seconds(),
     }
     if classifier is not None:
         found["ECP stand-in"] = cpu_seconds(classifier.pid)
@@ -548,12 +550,14 @@ def print_side_by_side(rounds: list[list[Run]]) -> None:
     row("CPU bench process (s)", seconds("bench"))
     row("our CPU / all cores", lambda r, _: ours(r) / r.cpu_s["machine"], "{:.0%}")
     row("machine CPU busy", lambda r, _: r.cpu_s["machine busy"] / r.cpu_s["machine"], "{:.0%}")
+    row("  stolen by the host", _stolen, "{:.1%}")
     print("(in-process: the same work in one process; its CPU is in the worker row. records: what")
     print(" ingestion, the stages and the tables' changelogs wrote to the broker per article.")
     print(" s/message: a stage's mean time from taking a message to its outputs confirmed; a")
     print(" stage holding K messages at once takes at most K / that many a second. produce")
     print(" requests: the workers' requests to the broker, each carrying records of several")
-    print(" partitions and topics; aiokafka keeps one in flight per broker)")
+    print(" partitions and topics; aiokafka keeps one in flight per broker. stolen: time this")
+    print(" virtual machine had work for but its host ran something else)")
 
 
 def _settled(rounds: list[list[Run]], column: int) -> str:
@@ -576,6 +580,12 @@ def print_records(run: Run) -> None:
     }
     parts = ", ".join(f"{name} {per:.2f}" for name, per in held.items())
     print(f"records/article, {run.label}: {parts}")
+
+
+def _stolen(run: Run, _: Run) -> float | None:
+    """The share of the machine's CPU time its hypervisor gave to other machines meanwhile."""
+    stolen = run.cpu_s.get("machine stolen")
+    return None if stolen is None else stolen / run.cpu_s["machine"]
 
 
 def _requests(run: Run, figure: Callable[[Counts], float]) -> float | None:
