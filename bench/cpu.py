@@ -22,7 +22,7 @@ def cpu_split(pid: int, thread: int | None = None) -> tuple[float, float]:
 
 def machine_cpu_seconds() -> tuple[float, float]:
     """(busy, total) CPU seconds of every core since boot (Linux /proc/stat)."""
-    ticks = [int(n) for n in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    ticks = _all_cores()
     idle = ticks[3] + ticks[4]  # idle, iowait
     hz = os.sysconf("SC_CLK_TCK")
     return (sum(ticks) - idle) / hz, sum(ticks) / hz
@@ -31,5 +31,9 @@ def machine_cpu_seconds() -> tuple[float, float]:
 def stolen_cpu_seconds() -> float:
     """CPU seconds of every core since boot that the hypervisor gave to someone else while
     this machine had work for them (/proc/stat's steal): a virtual machine's neighbours."""
-    ticks = [int(n) for n in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
-    return ticks[7] / os.sysconf("SC_CLK_TCK")
+    return _all_cores()[7] / os.sysconf("SC_CLK_TCK")
+
+
+def _all_cores() -> list[int]:
+    """/proc/stat's first line: ticks of every core together, by kind of time."""
+    return [int(n) for n in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
