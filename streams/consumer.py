@@ -57,6 +57,7 @@ from mode.utils.queues import FlowControlEvent
 
 from streams.commits import DELIVERED, DONE, READ, RECEIVED, WORKING, CommitGate
 from streams.crash import exit_without_commit
+from streams.kafka_producer import Producer
 
 _log = logging.getLogger(__name__)
 _EPOCH = "_article_runtime_epoch"  # set on every message this consumer hands out
@@ -436,9 +437,11 @@ class Consumer(faust_aiokafka.Consumer):
 
 
 class Transport(faust_aiokafka.Transport):
-    """The aiokafka transport, making our ``Consumer``; it owns the gate and the work."""
+    """The aiokafka transport, making our ``Consumer`` and ``Producer``; it owns the gate and
+    the work."""
 
     Consumer: ClassVar[Any] = Consumer
+    Producer: ClassVar[Any] = Producer
 
     fetch_wait_ms = 50  # the worker sets its own (``WorkerSettings.fetch_wait_ms``)
 
