@@ -40,6 +40,12 @@ TABLE_AGENTS = {
 }
 TABLES = tuple(TABLE_AGENTS)
 
+# How long a record may wait for the broker's acknowledgement (aiokafka: a produce request's
+# answer, and a batch waiting for a partition's leader) before it fails and the worker exits
+# without a commit. Faust's default is 20 minutes, during which a worker waiting on one record
+# settles nothing and looks healthy; Kafka's Java producer gives up after 2 minutes.
+PRODUCER_REQUEST_TIMEOUT_S = 120.0
+
 
 def create_app(
     settings: WorkerSettings, llm: LLMRuntime | None, metrics: FlowMetrics | None = None
@@ -58,6 +64,7 @@ def create_app(
         producer_max_request_size=MAX_MESSAGE_BYTES,
         consumer_max_fetch_size=MAX_MESSAGE_BYTES,
         producer_acks=-1,
+        producer_request_timeout=PRODUCER_REQUEST_TIMEOUT_S,
         broker_session_timeout=settings.session_timeout_s,
         broker_heartbeat_interval=min(3.0, settings.session_timeout_s / 3),
         web_in_thread=False,

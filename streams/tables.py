@@ -6,7 +6,8 @@ Three things Faust's ``Table`` does not offer:
   commits source offsets without waiting for it: a crash could keep the commit and lose the
   change. Here a change goes to the producer in order, past Faust's buffer and topic layers
   (``streams.changelog``), and agents await ``confirmed`` before their input is acked (and the
-  enrichment agent before it produces an output that depends on the change).
+  enrichment agent before it produces an output that depends on the change); a change that
+  could not be written ends the worker without a commit, as a failed output does.
 - Forgetting. Per-article state (ladder, join, lineage) would grow without bound in a
   long-running worker; ``expire`` drops keys untouched for the retention period, one source
   partition at a time, from inside the owning agent (a deletion is a changelog tombstone on
@@ -33,6 +34,7 @@ from faust.streams import current_event
 from faust.types.tables import TableT
 
 from streams.changelog import Acked, OrderedSends
+from streams.crash import exit_without_commit
 from streams.topics import MAX_MESSAGE_BYTES, PARTITIONS, partition_of
 
 SWEEP_EVERY_S = 60.0  # at most, per partition: a sweep scans every key of the table
@@ -162,10 +164,23 @@ class StateTable(faust.Table):  # type: ignore[type-arg]  # faust.Table's parame
         self._on_changelog_sent(done)  # type: ignore[arg-type]  # reads .result() only
 
     async def confirmed(self, key: Any) -> None:
-        """Return once the latest change of ``key`` is acknowledged by the broker."""
+        """Return once the latest change of ``key`` is acknowledged by the broker.
+
+        A change the producer could not write (a broker away longer than the producer's
+        request timeout) ends the worker without a commit, as a failed output does
+        (``Wiring.publish``): the input is redelivered and the change made again, instead of
+        the article ending as the stage's ``internal_error``. Nothing about the input made
+        it fail: table values are small and every changelog allows the topics' message size.
+        """
         pending = self._latest.get(key)
-        if pending is not None:
+        if pending is None:
+            return
+        try:
             await asyncio.shield(pending)  # abandoned work must not cancel the record's future
+        except asyncio.CancelledError:
+            raise  # the work or the loop is ending, not the write failing
+        except Exception:
+            exit_without_commit(f"changelog {self.name}: a change was not written")
 
     def expire(self, partition: int, max_age_s: float) -> int:
         """Drop this partition's keys untouched for ``max_age_s`` (sweeps at most once a minute).
