@@ -1,5 +1,5 @@
 """The worker's producer: Faust's aiokafka producer, with every topic tracked in aiokafka's
-metadata before the first record goes to it.
+metadata before the first record goes to it, and a flush that covers table changes.
 
 aiokafka refreshes its metadata for the topics it tracks, or for all topics while it tracks
 none. Faust refreshes it after declaring each topic at start-up, while none is tracked, so the
@@ -13,6 +13,11 @@ worker settled nothing for 20 minutes.
 
 Tracking each topic before its first record keeps every topic with a waiting batch in every
 refresh, so a leader is always found for it.
+
+Faust flushes the producer before it commits, and so before a revoked partition moves on; its
+own buffer of table changes was part of that flush. Ours (``streams.changelog``) is too: a
+change made before the revocation is on the broker before the partition's next owner reads
+the changelog, never after.
 """
 
 from __future__ import annotations
@@ -23,9 +28,12 @@ from typing import Any
 from faust.transport.drivers import aiokafka as faust_aiokafka
 from faust.types import HeadersArg, RecordMetadata
 
+from streams.tables import StateTable
+
 
 class Producer(faust_aiokafka.Producer):
-    """Faust's producer, tracking each topic's metadata from its first record on."""
+    """Faust's producer, tracking each topic's metadata from its first record on, whose
+    flush waits for the tables' changes too."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -50,3 +58,9 @@ class Producer(faust_aiokafka.Producer):
         return await super().send(
             topic, key, value, partition, timestamp, headers, transactional_id=transactional_id
         )
+
+    async def flush(self) -> None:
+        for table in self.app.tables.values():
+            if isinstance(table, StateTable):
+                await table.handed_over()  # then aiokafka's flush waits for their records
+        await super().flush()

@@ -163,6 +163,10 @@ class StateTable(faust.Table):  # type: ignore[type-arg]  # faust.Table's parame
             return
         self._on_changelog_sent(done)  # type: ignore[arg-type]  # reads .result() only
 
+    async def handed_over(self) -> None:
+        """Return once every change made so far is with the producer (``Producer.flush``)."""
+        await self._sends.handed_over()
+
     async def confirmed(self, key: Any) -> None:
         """Return once the latest change of ``key`` is acknowledged by the broker.
 

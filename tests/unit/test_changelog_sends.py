@@ -120,3 +120,71 @@ def test_changes_still_queued_when_the_loop_closes_are_cancelled_not_left_pendin
     finally:
         loop.close()
     assert all(f.cancelled() for f in futures)
+
+
+@given(steps=steps, before=st.integers(0, 10), meanwhile=st.integers(0, 10))
+def test_handed_over_returns_once_the_producer_has_every_record_made_before_the_call(
+    steps: list[Step], before: int, meanwhile: int
+) -> None:
+    """What the producer's flush waits for first: records made before the call are with the
+    producer when it returns, in order, however many are made while it waits."""
+
+    async def scenario() -> None:
+        producer = ScriptedProducer(steps)
+        sends = OrderedSends(lambda: producer)  # type: ignore[arg-type, return-value]
+        made: list[bytes] = []
+        futures: list[asyncio.Future[Any]] = []
+
+        def make() -> None:
+            if len(made) < len(steps):
+                made.append(f"k{len(made)}".encode())
+                futures.append(sends.send("t-changelog", made[-1], b"v", 0))
+
+        async def hand_over_then_look() -> list[bytes]:
+            await sends.handed_over()
+            return list(producer.taken)  # no await in between: as it returned
+
+        for _ in range(before):
+            make()
+        made_before = list(made)
+        looking = asyncio.ensure_future(hand_over_then_look())
+        for _ in range(meanwhile):
+            make()
+            await asyncio.sleep(0.0005)
+        taken = await asyncio.wait_for(looking, timeout=10)
+        assert taken[: len(made_before)] == made_before
+        assert taken == made[: len(taken)]  # in order, nothing skipped
+        await asyncio.wait_for(sends.handed_over(), timeout=10)
+        assert producer.taken == made
+        await asyncio.gather(*futures, return_exceptions=True)  # refused and lost: expected
+
+    asyncio.run(scenario())
+
+
+def test_handed_over_returns_while_changes_keep_coming() -> None:
+    """A flush under load: each hand-over takes a while and a change is made more often than
+    that, so the queue is never empty; the flush still returns once the records made before
+    it are with the producer."""
+
+    async def scenario() -> tuple[int, int]:
+        producer = ScriptedProducer([Step(0.002, 0.0, "ack")] * 10_000)
+        sends = OrderedSends(lambda: producer)  # type: ignore[arg-type, return-value]
+        made = 0
+
+        async def keep_changing() -> None:
+            nonlocal made
+            while True:
+                sends.send("t", f"k{made}".encode(), b"v", 0)
+                made += 1
+                await asyncio.sleep(0.0005)
+
+        changing = asyncio.ensure_future(keep_changing())
+        await asyncio.sleep(0.05)
+        before = made
+        await asyncio.wait_for(sends.handed_over(), timeout=5)
+        taken = len(producer.taken)
+        changing.cancel()
+        return before, taken
+
+    before, taken = asyncio.run(scenario())
+    assert taken >= before > 0
