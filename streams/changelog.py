@@ -30,15 +30,11 @@ class OrderedSends:
         self._producer = producer
         self._queue: deque[tuple[str, bytes, bytes | None, int, Acked]] = deque()
         self._draining: asyncio.Task[None] | None = None
-        self._queued = 0  # records queued since the start
-        self._passed = 0  # of those, the ones the producer has taken (or refused, or cancelled)
-        self._waiting: list[tuple[int, asyncio.Future[None]]] = []  # (records, handed_over)
 
     def send(self, topic: str, key: bytes, value: bytes | None, partition: int) -> Acked:
         """Queue one record (``None``: a deletion); the result settles once the broker has it."""
         acked: Acked = asyncio.get_running_loop().create_future()
         self._queue.append((topic, key, value, partition, acked))
-        self._queued += 1
         if self._draining is None:
             self._draining = asyncio.ensure_future(self._drain())
         return acked
@@ -47,21 +43,10 @@ class OrderedSends:
         """Return once every record queued so far is with the producer, so that the producer's
         flush covers it. Records queued meanwhile are not waited for: under a steady stream of
         changes the queue may never be empty, and a flush must still end."""
-        if self._passed >= self._queued:
-            return
-        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._waiting.append((self._queued, waiter))
-        await waiter
-
-    def _pass_one(self) -> None:
-        self._passed += 1
-        waiting = []
-        for records, waiter in self._waiting:
-            if records > self._passed:
-                waiting.append((records, waiter))
-            elif not waiter.done():  # done: its flush was cancelled
-                waiter.set_result(None)
-        self._waiting = waiting
+        if self._queue:
+            # Handed over in order: once the last record queued so far has settled (acked,
+            # refused or cancelled), it and every one before it went to the producer.
+            await asyncio.wait({self._queue[-1][-1]})  # never cancels the record's future
 
     async def _drain(self) -> None:
         try:
@@ -77,12 +62,10 @@ class OrderedSends:
                     future = cast("asyncio.Future[Any]", sent)  # aiokafka's, typed loosely
                     future.add_done_callback(functools.partial(_settle, acked))
                 self._queue.popleft()
-                self._pass_one()
         finally:
             self._draining = None
             while self._queue:  # left only when this task was cancelled (the loop is closing)
                 self._queue.popleft()[-1].cancel()
-                self._pass_one()
 
 
 def _settle(acked: Acked, done: asyncio.Future[Any]) -> None:
