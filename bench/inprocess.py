@@ -10,8 +10,9 @@ many model calls at once per calling agent.
 Run by ``bench.stream_throughput`` as a child process (so its CPU is its own, apart from the
 provider server's); it prints one JSON object: wall and CPU seconds over the measured articles,
 the machine's CPU seconds (busy and in all) meanwhile, and each article's settle time.
-``python -m bench.inprocess --providers FILE --articles N --warmup W --seed S``; the articles
-are ``tests.support.stream_cases.make_articles(W + N, S)``.
+``python -m bench.inprocess --providers FILE --articles N --warmup W --seed S [--loop L]``; the
+articles are ``tests.support.stream_cases.make_articles(W + N, S)``. ``--loop`` picks the event
+loop (``streams.event_loop``): uvloop, as the workers, and the faster for this work.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from article_runtime.enrichment.model import Entity
 from article_runtime.hygiene import hygiene_article
 from article_runtime.llm.policy import LLMRuntime
 from bench.cpu import machine_cpu_seconds, stolen_cpu_seconds
+from streams import event_loop
 from tests.integration.stream_support import ENTITY
 from tests.support.stream_cases import CaseArticle, make_articles
 
@@ -92,7 +94,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--warmup", type=int, default=200)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--in-flight", type=int, default=8)
+    parser.add_argument("--loop", choices=event_loop.EVENT_LOOPS, default="uvloop")
     args = parser.parse_args(argv)
+    event_loop.use(args.loop)
     print(json.dumps(asyncio.run(main_async(args))), flush=True)
     return 0
 

@@ -73,13 +73,16 @@ from bench.retained import changelog_topic, records_on_topics, rss_bytes, table_
 from streams.admin import ensure_topics
 from streams.app import TABLES
 from streams.connection import KafkaConnection
+from streams.event_loop import EVENT_LOOPS
 from streams.follow import ArticleOutcome
 from streams.local_kafka import local_broker
 from streams.settings import (
     CALLS_IN_FLIGHT_ENV,
     ECP_STANDIN_NAME_ENV,
     ECP_STANDIN_QID_ENV,
+    EVENT_LOOP_ENV,
     RETENTION_ENV,
+    WorkerSettings,
 )
 from streams.worker_process import WorkerProcess, total
 from tests.integration.stream_support import ENTITY, Flow
@@ -145,6 +148,7 @@ def measure_in_process(args: argparse.Namespace, work: Path, base_url: str) -> R
     command = [sys.executable, "-m", "bench.inprocess", "--providers", str(providers)]
     command += ["--articles", str(args.articles), "--warmup", str(args.warmup)]
     command += ["--seed", str(SEED), "--in-flight", str(args.calls_in_flight)]
+    command += ["--loop", args.in_process_loop]
     if args.profile is not None:
         # Sampled from start to end, warm-up included: read per article of both together.
         command = [*spy_command(args.profile / IN_PROCESS_STACKS), "--", *command]
@@ -415,6 +419,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "the real classifier runs)",
     )
     parser.add_argument(
+        "--in-process-loop",
+        choices=EVENT_LOOPS,
+        default="uvloop",
+        help="the in-process yardstick's event loop: the workers' (uvloop), where the work also "
+        "runs fastest since the model calls go over aiohttp",
+    )
+    parser.add_argument(
         "--rounds",
         type=int,
         default=1,
@@ -465,6 +476,8 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"{args.partitions} partitions, provider latency {args.latency:.2f} s, "
           f"{args.calls_in_flight} calls in flight per calling agent")  # fmt: skip
     print(f"machine cores            {os.cpu_count()} (broker, workers, provider server, follower)")
+    worker_loop = os.environ.get(EVENT_LOOP_ENV, WorkerSettings.event_loop)
+    print(f"event loops              in-process {args.in_process_loop}, workers {worker_loop}")
     if args.rounds > 1:
         print(
             f"each figure: the median of {args.rounds} rounds (each column once per round, in turn)"
