@@ -19,10 +19,11 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import openai
 
+from bench.cpu import cpu_seconds
 from streams import event_loop
 from tests.support.openai_server import Reply, running_server
 
@@ -37,15 +38,9 @@ WARMUP = 200
 AT_ONCE = 8
 
 
-def cpu_seconds() -> float:
-    times = os.times()
-    return times.user + times.system
-
-
-async def calls(base_url: str, transport: str, n: int, loop: Callable[[str], None]) -> float:
-    """Milliseconds of this process's CPU per call, over ``n`` calls after the warm-up; tells
-    ``loop`` which event loop really ran them."""
-    loop(event_loop.running_loop())
+async def calls(base_url: str, transport: str, n: int) -> tuple[float, str]:
+    """Milliseconds of this process's CPU per call, over ``n`` calls after the warm-up, and
+    the event loop that really ran them."""
     http = openai.DefaultAioHttpClient(timeout=None) if transport == "aiohttp" else None
     client = openai.AsyncOpenAI(
         base_url=base_url, api_key="k", max_retries=0, timeout=None, http_client=http
@@ -63,9 +58,9 @@ async def calls(base_url: str, transport: str, n: int, loop: Callable[[str], Non
 
     try:
         await asyncio.gather(*(one() for _ in range(WARMUP)))
-        before = cpu_seconds()
+        before = cpu_seconds(os.getpid())
         await asyncio.gather(*(one() for _ in range(n)))
-        return (cpu_seconds() - before) / n * 1000
+        return (cpu_seconds(os.getpid()) - before) / n * 1000, event_loop.running_loop()
     finally:
         await client.close()
 
@@ -101,9 +96,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.one:
         transport, loop = args.one
         event_loop.use(loop)
-        ran_on: list[str] = []
-        ms = asyncio.run(calls(args.base_url, transport, args.calls, ran_on.append))
-        print(json.dumps({"cpu_ms_per_call": ms, "loop": ran_on[0]}))
+        ms, ran_on = asyncio.run(calls(args.base_url, transport, args.calls))
+        print(json.dumps({"cpu_ms_per_call": ms, "loop": ran_on}))
         return 0
     started = time.monotonic()
     with running_server(repeat_last=True) as server:

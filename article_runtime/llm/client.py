@@ -77,38 +77,31 @@ def _status_outcome(status: int) -> AttemptOutcome:
     return "client_error"
 
 
-def timed_out(exc: BaseException) -> bool:
-    """Whether a timer ended ``exc``: a ``TimeoutError`` somewhere in its chain of causes.
-
-    The transport's own label is not evidence: the aiohttp transport reports a server that
-    closed the connection, or refused it, as a connect timeout. Every timer on the way
-    (asyncio's, aiohttp's, anyio's under httpcore) raises a ``TimeoutError``.
-    """
+def causes(exc: BaseException) -> Iterator[BaseException]:
+    """``exc``, then what it was raised from, down to the error the chain began with (what
+    the socket or the parser raised)."""
     cause: BaseException | None = exc
     while cause is not None:
-        if isinstance(cause, TimeoutError):
-            return True
+        yield cause
         cause = cause.__cause__
-    return False
-
-
-def root_cause(exc: BaseException) -> BaseException:
-    """The error the chain started from (what the socket or the parser raised)."""
-    while exc.__cause__ is not None:
-        exc = exc.__cause__
-    return exc
 
 
 @contextmanager
 def translate_errors() -> Iterator[None]:
-    """openai's exception tree -> ProviderFailure. A connection error (openai's timeout error
-    is one) is a timeout only when a timer ended it (``timed_out``)."""
+    """openai's exception tree -> ProviderFailure.
+
+    A connection error (openai's timeout error is one) is a timeout only when a timer ended it:
+    a ``TimeoutError`` in its chain of causes (asyncio's, aiohttp's and anyio's timers all raise
+    one). The transport's own label is not evidence: the aiohttp transport reports a server
+    that closed the connection, or refused it, as a connect timeout.
+    """
     try:
         yield
     except openai.APIConnectionError as exc:
-        if timed_out(exc):
+        chain = list(causes(exc))
+        if any(isinstance(cause, TimeoutError) for cause in chain):
             raise ProviderFailure("timeout", "request timed out") from exc
-        raise ProviderFailure("connection_error", type(root_cause(exc)).__name__) from exc
+        raise ProviderFailure("connection_error", type(chain[-1]).__name__) from exc
     except openai.APIStatusError as exc:
         status = exc.status_code
         raise ProviderFailure(
@@ -142,7 +135,7 @@ class ProviderClient:
         # every socket operation (about 0.3 ms of CPU per article on the worker's uvloop).
         # The SDK's aiohttp transport (its ``aiohttp`` extra; aiohttp parses HTTP in C) in
         # place of httpx's pure-Python h11/httpcore/anyio stack: less CPU per call, and on
-        # the worker's uvloop far less (``make bench-stream``; README, "Throughput").
+        # the worker's uvloop far less (``python -m bench.provider_transport``).
         self._client = openai.AsyncOpenAI(
             base_url=spec.base_url,
             api_key=api_key,

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import socket
-from collections.abc import Callable
 
 import pytest
 
@@ -43,20 +42,17 @@ async def outcome_of(client: ProviderClient) -> tuple[Outcome, str]:
     return None, completion.content
 
 
-def in_turn(base_url: str, timeout_s: float = 2.0) -> Callable[[int], list[tuple[Outcome, str]]]:
-    """Make ``n`` calls one after another on one client (one event loop, reused connections)."""
+def in_turn(base_url: str, n: int, timeout_s: float = 2.0) -> list[tuple[Outcome, str]]:
+    """``n`` calls one after another on one client (one event loop, reused connections)."""
 
-    def calls(n: int) -> list[tuple[Outcome, str]]:
-        async def go() -> list[tuple[Outcome, str]]:
-            client = ProviderClient(spec(base_url, timeout_s), api_key="sk-test")
-            try:
-                return [await outcome_of(client) for _ in range(n)]
-            finally:
-                await client.aclose()
+    async def go() -> list[tuple[Outcome, str]]:
+        client = ProviderClient(spec(base_url, timeout_s), api_key="sk-test")
+        try:
+            return [await outcome_of(client) for _ in range(n)]
+        finally:
+            await client.aclose()
 
-        return asyncio.run(go())
-
-    return calls
+    return asyncio.run(go())
 
 
 @pytest.mark.parametrize(
@@ -75,7 +71,7 @@ def test_each_failure_has_its_category_and_the_client_serves_on(
     server: ScriptedOpenAIServer, failure: Action, outcome: str
 ) -> None:
     server.script(MODEL, Reply("before"), failure, Reply("after"))
-    results = in_turn(server.base_url, timeout_s=0.5)(3)
+    results = in_turn(server.base_url, 3, timeout_s=0.5)
     assert [o for o, _ in results] == [None, outcome, None]
     assert (results[0][1], results[2][1]) == ("before", "after")
 
@@ -84,7 +80,7 @@ def test_a_dropped_connection_is_not_a_timeout_on_a_fresh_or_reused_connection(
     server: ScriptedOpenAIServer,
 ) -> None:
     server.script(MODEL, Drop(), Reply("back"), Drop(), Drop(), Reply("again"))
-    results = in_turn(server.base_url)(5)
+    results = in_turn(server.base_url, 5)
     assert [o for o, _ in results] == [
         "connection_error",
         None,
@@ -100,6 +96,6 @@ def test_a_refused_connection_is_a_connection_error() -> None:
     with socket.socket() as probe:  # a port nobody listens on once this closes
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    [(outcome, detail)] = in_turn(f"http://127.0.0.1:{port}/v1")(1)
+    [(outcome, detail)] = in_turn(f"http://127.0.0.1:{port}/v1", 1)
     assert outcome == "connection_error"
     assert "Refused" in detail
