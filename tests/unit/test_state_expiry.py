@@ -4,6 +4,7 @@ ones), and how values are held (packed, and read back whatever wrote them)."""
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from hypothesis import given, settings
@@ -42,16 +43,61 @@ def test_a_key_restored_after_a_restart_gets_the_whole_retention_period() -> Non
 # -- how values are held -------------------------------------------------------------------------
 
 
-@settings(deadline=None)  # a shared machine: time per example varies
-@given(
-    st.recursive(
-        st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
-        lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner),
-        max_leaves=60,
-    )
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner),
+    max_leaves=60,
 )
+
+
+def finite(value: Any) -> bool:
+    """Whether ``value`` holds only finite floats: JSON has no word for the others."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, list):
+        return all(finite(v) for v in value)
+    if isinstance(value, dict):
+        return all(finite(v) for v in value.values())
+    return True
+
+
+@settings(deadline=None)  # a shared machine: time per example varies
+@given(JSON.filter(finite))
 def test_any_json_value_comes_back_as_it_went_in(value: Any) -> None:
+    """Integers of any size (orjson writes up to 64 bits), any text, any nesting."""
     assert unpacked(packed(value)) == value
+
+
+@settings(deadline=None)
+@given(JSON)
+def test_a_non_finite_float_comes_back_as_itself_or_null_and_nothing_else_changes(
+    value: Any,
+) -> None:
+    """JSON has no word for infinity: orjson writes null, ``json`` (which packs values that
+    also hold an integer beyond 64 bits) its own ``Infinity``. Nothing fails to pack."""
+    back = unpacked(packed(value))
+    assert nulled(back) == nulled(value)
+    assert same_or_null(back, value)
+
+
+def same_or_null(back: Any, value: Any) -> bool:
+    if isinstance(value, float) and not math.isfinite(value):
+        return back is None or back == value
+    if isinstance(value, list):
+        return len(back) == len(value) and all(map(same_or_null, back, value))
+    if isinstance(value, dict):
+        return back.keys() == value.keys() and all(same_or_null(back[k], value[k]) for k in value)
+    return bool(back == value)
+
+
+def nulled(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, list):
+        return [nulled(v) for v in value]
+    if isinstance(value, dict):
+        return {k: nulled(v) for k, v in value.items()}
+    return value
 
 
 def test_large_values_are_deflated_and_small_ones_kept_as_json() -> None:
