@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import faust
 from faust.agents import current_agent
+from faust.sensors.monitor import Monitor
 from faust.sensors.prometheus import FaustMetrics, PrometheusMonitor
 from faust.types import TP, EventT, StreamT
 from prometheus_client import (
@@ -42,6 +43,7 @@ from prometheus_client import (
     generate_latest,
 )
 from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.metrics import MetricWrapperBase
 from prometheus_client.registry import Collector
 
 from article_runtime.llm.records import GenerationRecord
@@ -58,10 +60,35 @@ MODEL_BUCKETS_S = (0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120)
 disable_created_metrics()  # type: ignore[no-untyped-call]
 
 
+class Children:
+    """Each labelled child of a metric, looked up once.
+
+    ``labels()`` checks its arguments, builds the key and takes the metric's lock on every
+    call; the worker makes about 40 labelled updates per article (ours and Faust's sensor),
+    about 1% of its CPU in ``make bench-stream --profile``. A child held here stays the one the
+    metric exports as long as nobody removes it from the metric (``forget`` first).
+    """
+
+    def __init__(self) -> None:
+        self._held: dict[tuple[MetricWrapperBase, tuple[str, ...]], Any] = {}
+
+    def __call__(self, metric: MetricWrapperBase, *values: Any) -> Any:
+        """``metric.labels(*values)``; values in the order the metric names its labels."""
+        key = (metric, tuple(map(str, values)))  # prometheus_client labels by the text
+        child = self._held.get(key)
+        if child is None:
+            child = self._held[key] = metric.labels(*key[1])
+        return child
+
+    def forget(self) -> None:
+        self._held.clear()
+
+
 class FlowMetrics:
     """The worker's metrics on their own registry (one per app, so tests can run several)."""
 
     def __init__(self) -> None:
+        self.child = Children()
         r = self.registry = CollectorRegistry()
         self.messages_in = Counter(
             "article_runtime_messages_in",
@@ -135,48 +162,45 @@ class FlowMetrics:
         label is the agent (``ecp_standin`` shares the enrichment stage), else ``stage``."""
         agent = _agent()
         stage = agent if agent != NO_AGENT else stage
-        gauge = self.in_flight.labels(stage=stage)
+        gauge = self.child(self.in_flight, stage)
         gauge.inc()
         started = time.perf_counter()
         try:
             yield
         finally:
             gauge.dec()
-        self.stage_seconds.labels(stage=stage).observe(time.perf_counter() - started)
+        self.child(self.stage_seconds, stage).observe(time.perf_counter() - started)
 
     def on_generation(self, generation: GenerationRecord) -> None:
         """The LLM runtime's trace hook: one model attempt."""
-        attempt = generation.attempt
+        attempt, child, prompt = generation.attempt, self.child, generation.prompt_name
         model = attempt.model or "unknown"
-        self.model_calls.labels(
-            prompt=generation.prompt_name, role=attempt.role, model=model, outcome=attempt.outcome
-        ).inc()
+        child(self.model_calls, prompt, attempt.role, model, attempt.outcome).inc()
         if attempt.latency_ms is not None:
-            seconds = attempt.latency_ms / 1000
-            self.model_seconds.labels(prompt=generation.prompt_name, model=model).observe(seconds)
+            child(self.model_seconds, prompt, model).observe(attempt.latency_ms / 1000)
         if attempt.prompt_tokens:
-            self.tokens.labels(model=model, kind="prompt").inc(attempt.prompt_tokens)
+            child(self.tokens, model, "prompt").inc(attempt.prompt_tokens)
         if attempt.completion_tokens:
-            self.tokens.labels(model=model, kind="completion").inc(attempt.completion_tokens)
+            child(self.tokens, model, "completion").inc(attempt.completion_tokens)
         if attempt.cost_usd:
-            self.cost.labels(model=model).inc(attempt.cost_usd)
+            child(self.cost, model).inc(attempt.cost_usd)
 
     def on_published(self, emits: Iterable[Emit]) -> None:
         """Records the broker has acknowledged: messages out, compensations, settled articles."""
-        agent = _agent()
+        agent, child = _agent(), self.child
         for emit in emits:
             record = emit.record
-            self.messages_out.labels(agent=agent, topic=emit.topic.name).inc()
+            child(self.messages_out, agent, emit.topic.name).inc()
             if emit.topic is ARTICLE_COMPENSATION:
                 stage, kind, reason = record["stage"], record["kind"], record["reason"]
-                self.compensations.labels(stage=stage, kind=kind, reason=reason).inc()
+                child(self.compensations, stage, kind, reason).inc()
                 if kind == "terminal":
                     phase = "enrichment" if stage == "enrichment" else "hygiene"
-                    self.settled.labels(phase=phase, path="terminal").inc()
+                    child(self.settled, phase, "terminal").inc()
             elif emit.topic is ARTICLE_ASSEMBLED:
-                self.settled.labels(phase="hygiene", path=record["path"]).inc()
+                child(self.settled, "hygiene", record["path"]).inc()
             elif emit.topic is ARTICLE_ENRICHED:
-                self.settled.labels(phase="enrichment", path=record["path"]).inc()
+                child(self.settled, "enrichment", record["path"]).inc()
 
     def install(self, w: Wiring, ready: Callable[[], list[str]]) -> None:
         """Sensors on the app, the scrape-time collector and the ``/metrics`` page."""
@@ -200,8 +224,30 @@ class FaustMonitor(PrometheusMonitor):
     Those hooks ran for every event each agent took and every table read and write, each with
     a labelled Prometheus update: about 1 ms of worker CPU per article in ``make bench-stream``
     (``--profile``). Messages per agent and stage latency are counted by ``FlowSensor`` and
-    ``FlowMetrics.processing`` instead, once per message.
+    ``FlowMetrics.processing`` instead, once per message. The two per-message hooks left
+    update the same series through held children (``Children``), forgotten when Faust removes
+    its partitions' series at a rebalance.
     """
+
+    def __init__(self, metrics: FaustMetrics, **kwargs: Any) -> None:
+        super().__init__(metrics=metrics, **kwargs)
+        self._child = Children()
+
+    def on_message_in(self, tp: TP, offset: int, message: Any) -> None:
+        Monitor.on_message_in(self, tp, offset, message)  # its own counts, without labels
+        m = self._metrics
+        m.messages_received.inc()
+        m.active_messages.inc()
+        self._child(m.messages_received_per_topics, tp.topic).inc()
+        self._child(m.messages_received_per_topics_partition, tp.topic, tp.partition).set(offset)
+
+    def track_tp_end_offset(self, tp: TP, offset: int) -> None:
+        Monitor.track_tp_end_offset(self, tp, offset)
+        self._child(self._metrics.topic_partition_end_offset, tp.topic, tp.partition).set(offset)
+
+    def _clear_partition_related_metrics(self) -> None:
+        self._child.forget()  # the series go: a child held would update one nobody exports
+        super()._clear_partition_related_metrics()
 
     def on_stream_event_in(
         self, tp: TP, offset: int, stream: StreamT[Any], event: EventT[Any]
@@ -239,7 +285,8 @@ class FlowSensor(faust.Sensor):
     def on_stream_event_in(
         self, tp: TP, offset: int, stream: StreamT[Any], event: EventT[Any]
     ) -> dict[str, Any] | None:
-        self.metrics.messages_in.labels(agent=_agent(), topic=tp.topic).inc()
+        metrics = self.metrics
+        metrics.child(metrics.messages_in, _agent(), tp.topic).inc()
         return None
 
 
