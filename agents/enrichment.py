@@ -185,8 +185,8 @@ class EnrichmentJoin:
             ref = {"partition": partition, "offset": offset, "hash": markdown_hash}
             state = {**superseded(state, version, markdown_hash=markdown_hash), "article": ref}
             self.table[article_id] = state
-        article = assembled_article(record)
-        return await self._settle(article_id, state, lambda: _ready(article))
+        # Read into the model only when a verdict waits for it: usually none does yet.
+        return await self._settle(article_id, state, lambda: _validated_now(record))
 
     async def on_verdict(self, record: dict[str, Any]) -> list[Emit]:
         article_id, entity = record["article_id"], record["entity"]
@@ -366,8 +366,8 @@ def failed(
     return Emit(ARTICLE_COMPENSATION, article_id, event)
 
 
-async def _ready(article: AssembledArticle) -> AssembledArticle:
-    return article
+async def _validated_now(record: dict[str, Any]) -> AssembledArticle:
+    return assembled_article(record)
 
 
 def reader_of(w: Wiring) -> tuple[ReadArticle, TopicReader]:

@@ -9,6 +9,7 @@ is what missing ones are created with (``streams.partitions`` checks they all ag
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from aiokafka.partitioner import murmur2
@@ -55,6 +56,7 @@ BY_NAME: dict[str, Topic] = {topic.name: topic for topic in TOPICS}
 READ: tuple[Topic, ...] = tuple(t for t in TOPICS if t is not ARTICLE_ENRICHED)
 
 
+@functools.lru_cache(maxsize=4096)  # an article's messages ask several times; murmur2 is Python
 def partition_of(article_id: str, partitions: int) -> int:
     """The partition every producer here (murmur2, Java-compatible) puts this article on."""
     return int(murmur2(message_key(article_id)) & 0x7FFFFFFF) % partitions
