@@ -80,9 +80,8 @@ from streams.settings import (
     CALLS_IN_FLIGHT_ENV,
     ECP_STANDIN_NAME_ENV,
     ECP_STANDIN_QID_ENV,
-    EVENT_LOOP_ENV,
     RETENTION_ENV,
-    WorkerSettings,
+    event_loop_of,
 )
 from streams.worker_process import WorkerProcess, total
 from tests.integration.stream_support import ENTITY, Flow
@@ -476,7 +475,7 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"{args.partitions} partitions, provider latency {args.latency:.2f} s, "
           f"{args.calls_in_flight} calls in flight per calling agent")  # fmt: skip
     print(f"machine cores            {os.cpu_count()} (broker, workers, provider server, follower)")
-    worker_loop = os.environ.get(EVENT_LOOP_ENV, WorkerSettings.event_loop)
+    worker_loop = event_loop_of(os.environ)
     print(f"event loops              in-process {args.in_process_loop}, workers {worker_loop}")
     if args.rounds > 1:
         print(

@@ -112,8 +112,13 @@ class WorkerSettings:
             store=_store(env, cls.store),
             data_dir=env.get(DATA_DIR_ENV, "").strip() or None,
             ecp_standin=StandInEntity(qid, name) if qid else None,
-            event_loop=_one_of(env, EVENT_LOOP_ENV, EVENT_LOOPS, cls.event_loop),
+            event_loop=event_loop_of(env),
         )
+
+
+def event_loop_of(env: Mapping[str, str]) -> str:
+    """The event loop a worker started with ``env`` runs on (``ARTICLE_RUNTIME_EVENT_LOOP``)."""
+    return _one_of(env, EVENT_LOOP_ENV, EVENT_LOOPS, WorkerSettings.event_loop)
 
 
 def _one_of(env: Mapping[str, str], name: str, choices: tuple[str, ...], default: str) -> str:
