@@ -11,7 +11,7 @@ Run by ``bench.stream_throughput`` as a child process (so its CPU is its own, ap
 provider server's); it prints one JSON object: wall and CPU seconds over the measured articles,
 the machine's CPU seconds (busy and in all) meanwhile, and each article's settle time.
 ``python -m bench.inprocess --providers FILE --articles N --warmup W --seed S [--loop L]``; the
-articles are ``tests.support.stream_cases.make_articles(W + N, S)``. ``--loop`` picks the event
+articles are ``bench.page_cases.page_articles(W + N, S, --pages)``. ``--loop`` picks the event
 loop (``streams.event_loop``): uvloop, as the workers, and the faster for this work.
 """
 
@@ -31,9 +31,10 @@ from article_runtime.enrichment.model import Entity
 from article_runtime.hygiene import hygiene_article
 from article_runtime.llm.policy import LLMRuntime
 from bench.cpu import machine_cpu_seconds, stolen_cpu_seconds
+from bench.page_cases import PAGE_SETS, page_articles
 from streams import event_loop
 from tests.integration.stream_support import ENTITY
-from tests.support.stream_cases import CaseArticle, make_articles
+from tests.support.stream_cases import CaseArticle
 
 
 async def one_article(case: CaseArticle, llm: LLMRuntime | None, entity: Entity) -> str:
@@ -66,7 +67,7 @@ def cpu_seconds() -> tuple[float, float]:
 
 
 async def main_async(args: argparse.Namespace) -> dict[str, object]:
-    cases = make_articles(args.warmup + args.articles, seed=args.seed)
+    cases = page_articles(args.warmup + args.articles, seed=args.seed, pages=args.pages)
     warm, measured = cases[: args.warmup], cases[args.warmup :]
     async with llm_runtime(args.providers) as llm:
         await run_all(warm, llm, args.in_flight)
@@ -95,6 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--in-flight", type=int, default=8)
     parser.add_argument("--loop", choices=event_loop.EVENT_LOOPS, default="uvloop")
+    parser.add_argument("--pages", choices=PAGE_SETS, default="synthetic")
     args = parser.parse_args(argv)
     event_loop.use(args.loop)
     print(json.dumps(asyncio.run(main_async(args))), flush=True)

@@ -67,6 +67,7 @@ from pathlib import Path
 import yaml
 
 from bench.cpu import cpu_seconds, cpu_split, machine_cpu_seconds, stolen_cpu_seconds
+from bench.page_cases import PAGE_SETS, page_articles
 from bench.produce_requests import COUNTS_ENV, WRITE_EVERY_S, Counts, read_counts
 from bench.profile_summary import print_profile
 from bench.retained import changelog_topic, records_on_topics, rss_bytes, table_bytes
@@ -87,7 +88,7 @@ from streams.worker_process import WorkerProcess, total
 from tests.integration.stream_support import ENTITY, Flow
 from tests.llm_support import FALLBACK, FALLBACK_KEY, PRIMARY, PRIMARY_KEY, providers_yaml
 from tests.support.openai_server import ScriptedOpenAIServer, delayed, running_server
-from tests.support.stream_cases import CaseArticle, make_articles, responder
+from tests.support.stream_cases import CaseArticle, responder
 
 APP_ID = "article-runtime-bench"
 KIB, MIB = 1024, 1024 * 1024
@@ -147,7 +148,7 @@ def measure_in_process(args: argparse.Namespace, work: Path, base_url: str) -> R
     command = [sys.executable, "-m", "bench.inprocess", "--providers", str(providers)]
     command += ["--articles", str(args.articles), "--warmup", str(args.warmup)]
     command += ["--seed", str(SEED), "--in-flight", str(args.calls_in_flight)]
-    command += ["--loop", args.in_process_loop]
+    command += ["--loop", args.in_process_loop, "--pages", args.pages]
     if args.profile is not None:
         # Sampled from start to end, warm-up included: read per article of both together.
         command = [*spy_command(args.profile / IN_PROCESS_STACKS), "--", *command]
@@ -425,6 +426,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "runs fastest since the model calls go over aiohttp",
     )
     parser.add_argument(
+        "--pages",
+        choices=PAGE_SETS,
+        default="synthetic",
+        help="the articles: synthetic pages of about 4 KB (tests.support.stream_cases), or the "
+        "raw news pages of ../shared/bench/aeb, median 118 KB (bench.page_cases)",
+    )
+    parser.add_argument(
         "--rounds",
         type=int,
         default=1,
@@ -445,7 +453,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.profile is not None:
         py_spy()  # before anything starts: say at once that it is missing
         args.profile.mkdir(parents=True, exist_ok=True)
-    cases = make_articles(args.warmup + args.articles, seed=SEED)
+    cases = page_articles(args.warmup + args.articles, seed=SEED, pages=args.pages)
     for case in cases:
         _ = case.answers  # build the scripted answers before the clock starts
     rounds: list[list[Run]] = []
@@ -475,6 +483,7 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"{args.partitions} partitions, provider latency {args.latency:.2f} s, "
           f"{args.calls_in_flight} calls in flight per calling agent")  # fmt: skip
     print(f"machine cores            {os.cpu_count()} (broker, workers, provider server, follower)")
+    print(f"pages                    {args.pages} (median {median_kb(cases):.0f} KB of HTML)")
     worker_loop = event_loop_of(os.environ)
     print(f"event loops              in-process {args.in_process_loop}, workers {worker_loop}")
     if args.rounds > 1:
@@ -500,6 +509,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"where the first worker's CPU went, {run.label} (py-spy, {args.profile}):")
             print_profile(args.profile / f"workers-{run.workers}.txt", run.articles)
     return 0 if all(r.settled == r.articles for runs in rounds for r in runs) else 1
+
+
+def median_kb(cases: Sequence[CaseArticle]) -> float:
+    return statistics.median(len(case.html) for case in cases) / 1024
 
 
 def ours(run: Run) -> float:
