@@ -12,6 +12,7 @@ first line lists the effective settings, secrets masked; logs are JSON with
 from __future__ import annotations
 
 import dataclasses
+import faulthandler
 import gc
 import logging
 import sys
@@ -67,6 +68,10 @@ def check_partitions(w: Wiring) -> None:
 
 
 def main() -> None:
+    # A crash in C code (a parser, the allocator's abort on a corrupted heap) ends the process
+    # with no Python traceback: with this, the log shows where every thread was (stop 27: a
+    # worker died on real pages with only glibc's "free(): invalid pointer" to go on).
+    faulthandler.enable()
     log_settings = logs.LogSettings.from_env()
     try:
         settings = prepared(WorkerSettings.from_env())

@@ -5,6 +5,8 @@ broker outage (stopped under the worker, started again on the same ports and dat
 from __future__ import annotations
 
 import json
+import os
+import signal
 import time
 from collections import Counter
 from pathlib import Path
@@ -25,6 +27,19 @@ from tests.support.stream_cases import make_articles, responder
 
 pytestmark = pytest.mark.kafka
 JSON_LOGS = {LOG_FORMAT_ENV: "json", LOG_LEVEL_ENV: "debug"}
+
+
+def test_a_native_crash_leaves_every_threads_python_stack_in_the_log(kafka_flow: Flow) -> None:
+    """C code that aborts (glibc on a corrupted heap) or faults takes the worker down without
+    a Python traceback; the log must still say where each thread was."""
+    with kafka_flow.worker() as worker:
+        worker.start()
+        assert worker.process is not None
+        os.kill(worker.process.pid, signal.SIGABRT)
+        worker.process.wait(timeout=30)
+        log = worker.log_path.read_text(encoding="utf-8", errors="replace")
+    assert "Fatal Python error: Aborted" in log
+    assert log.count("most recent call first") >= 2  # the loop's thread and the consumer's
 
 
 def scrape(worker: WorkerProcess) -> Samples:
