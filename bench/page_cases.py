@@ -19,10 +19,9 @@ from collections.abc import Iterator
 from itertools import islice
 
 from article_runtime.candidates import build_candidates
-from article_runtime.deterministic import deterministic_proposal
 from article_runtime.enrichment.blocks import build_enrichment_input
-from article_runtime.errors import InputError
-from article_runtime.harness.pipeline import run_hygiene_harness
+from article_runtime.errors import InputError, NoValidProposal
+from article_runtime.extract import deterministic_article
 from bench.run import aeb_pages
 from tests.support.stream_cases import (
     _ENTITY,
@@ -71,24 +70,21 @@ def _tag_name(lowered: bytes, begin: int) -> bytes:
 def phrases(html: bytes, url: str | None) -> tuple[str, ...]:
     """Up to ``TAGS`` two-word phrases from different blocks of the page's deterministic
     article (letters only, the marker left out), as an enrichment answer would cite them."""
-    candidates = build_candidates(html, url=url)
-    proposal = deterministic_proposal(candidates).model_dump(mode="json")
-    result = run_hygiene_harness(
-        candidates, proposal, source_html=html, path="primary", source=url or ""
-    )
-    if result.article is None:
-        return ()
     try:
-        inp = build_enrichment_input(result.article, _ENTITY)
-    except InputError:
+        article = deterministic_article(
+            build_candidates(html, url=url), html, source="", attempts=[]
+        )
+        blocks = build_enrichment_input(article, _ENTITY).blocks
+    except (NoValidProposal, InputError):
         return ()
     found: list[str] = []
-    for block in inp.blocks:
+    seen: set[str] = set()
+    for block in blocks:
         words = [w for w in block.text.split() if w.isalpha() and len(w) > 3]
-        if len(words) >= TAG_WORDS + 1:
-            phrase = " ".join(words[1 : 1 + TAG_WORDS])
-            if phrase in block.text and phrase.lower() not in {p.lower() for p in found}:
-                found.append(phrase)
+        phrase = " ".join(words[1 : 1 + TAG_WORDS])
+        if len(words) > TAG_WORDS and phrase in block.text and phrase.lower() not in seen:
+            found.append(phrase)
+            seen.add(phrase.lower())
         if len(found) == TAGS:
             break
     return tuple(found)

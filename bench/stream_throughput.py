@@ -430,7 +430,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         choices=PAGE_SETS,
         default="synthetic",
         help="the articles: synthetic pages of about 4 KB (tests.support.stream_cases), or the "
-        "raw news pages of ../shared/bench/aeb, median 118 KB (bench.page_cases)",
+        "raw news pages of ../shared/bench/aeb, median about 116 KB (bench.page_cases)",
     )
     parser.add_argument(
         "--rounds",
