@@ -206,7 +206,8 @@ def measure(
             wait_for_shares(running, args.partitions)
             idle_rss = rss_bytes(pid_of(running[0]))
             f.publish_cases(warm)
-            f.follow([c.article_id for c in warm], timeout_s=600)
+            f.follow([c.article_id for c in warm], timeout_s=600, alive=lambda: all_alive(running))
+            stop_if_one_died(running)
             before = snapshot(f, running[0]) if workers == 1 else None
             profile = None if args.profile is None else args.profile / f"workers-{workers}.txt"
             with sampled(pid_of(running[0]), profile):
@@ -221,7 +222,10 @@ def measure(
                     settled_at[outcome.article_id] = time.monotonic() - started
 
                 ids = [c.article_id for c in measured]
-                outcomes = f.follow(ids, timeout_s=600, on_settled=settled)
+                outcomes = f.follow(
+                    ids, timeout_s=600, on_settled=settled, alive=lambda: all_alive(running)
+                )
+                stop_if_one_died(running)
                 cpu_after = cpu_now(running, broker.process, classifier)
                 cpu = {k: v - cpu_before[k] for k, v in cpu_after.items()}
                 stages = {
@@ -334,6 +338,19 @@ def py_spy() -> str:
 def pid_of(worker: WorkerProcess) -> int:
     assert worker.process is not None
     return worker.process.pid
+
+
+def all_alive(workers: list[WorkerProcess]) -> bool:
+    return all(w.exited() is None for w in workers)
+
+
+def stop_if_one_died(workers: list[WorkerProcess]) -> None:
+    """A worker that died mid-run makes every figure after it meaningless: say so, with its
+    log's end (a crash in C code leaves each thread's Python stack there), and stop."""
+    for n, worker in enumerate(workers):
+        code = worker.exited()
+        if code is not None:
+            raise SystemExit(f"worker w{n} died (exit {code}) during the run:\n{worker.tail(60)}")
 
 
 def wait_for_shares(workers: list[WorkerProcess], partitions: int, timeout_s: float = 120) -> None:

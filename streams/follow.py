@@ -26,6 +26,7 @@ from streams.topics import (
 )
 
 FOLLOWED = (ARTICLE_ASSEMBLED, ECP_VERDICT, ARTICLE_ENRICHED, ARTICLE_COMPENSATION)
+ALIVE_EVERY_S = 1.0
 
 
 @dataclass
@@ -82,11 +83,14 @@ def follow(
     timeout_s: float,
     on_settled: Callable[[ArticleOutcome], None] = lambda _outcome: None,
     settle_grace_s: float = 0.0,
+    alive: Callable[[], bool] = lambda: True,
 ) -> dict[str, ArticleOutcome]:
     """Read the followed topics from the start until every article settles or time runs out.
 
     ``settle_grace_s`` keeps reading that long after the last article settles, so late
-    duplicates (redeliveries) are seen too.
+    duplicates (redeliveries) are seen too. ``alive`` is asked about once a second: when it
+    says no (the workers producing the outcomes are gone), reading stops with what was seen,
+    instead of waiting out ``timeout_s`` for outcomes that cannot come.
     """
     wanted = {a: ArticleOutcome(a) for a in article_ids}
     codec = AvroCodec()
@@ -102,10 +106,15 @@ def follow(
     deadline = time.monotonic() + timeout_s
     announced: set[str] = set()
     all_settled_at: float | None = None
+    asked_at = time.monotonic()
     try:
         while time.monotonic() < deadline:
             if all_settled_at is not None and time.monotonic() >= all_settled_at + settle_grace_s:
                 break
+            if time.monotonic() >= asked_at + ALIVE_EVERY_S:
+                if not alive():
+                    break
+                asked_at = time.monotonic()
             message = consumer.poll(0.2)
             if message is None or message.error() is not None:
                 error = None if message is None else message.error()

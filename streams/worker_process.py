@@ -117,6 +117,10 @@ class WorkerProcess:
             for s in family.samples
         }
 
+    def exited(self) -> int | None:
+        """The exit code once the process has ended; None while it runs (or never started)."""
+        return None if self.process is None else self.process.poll()
+
     def kill(self) -> None:
         """SIGKILL: no shutdown, no commit: what a crashed node looks like to Kafka."""
         if self.process is not None and self.process.poll() is None:

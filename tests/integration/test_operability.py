@@ -31,15 +31,26 @@ JSON_LOGS = {LOG_FORMAT_ENV: "json", LOG_LEVEL_ENV: "debug"}
 
 def test_a_native_crash_leaves_every_threads_python_stack_in_the_log(kafka_flow: Flow) -> None:
     """C code that aborts (glibc on a corrupted heap) or faults takes the worker down without
-    a Python traceback; the log must still say where each thread was."""
+    a Python traceback; the log must still say where each thread was, and whoever follows
+    the outputs (the bench, a test) must hear of it instead of waiting out its timeout."""
     with kafka_flow.worker() as worker:
         worker.start()
         assert worker.process is not None
         os.kill(worker.process.pid, signal.SIGABRT)
         worker.process.wait(timeout=30)
         log = worker.log_path.read_text(encoding="utf-8", errors="replace")
+        cases = make_articles(3)
+        kafka_flow.publish_cases(cases)
+        began = time.monotonic()
+        outcomes = kafka_flow.follow(
+            [c.article_id for c in cases], timeout_s=600, alive=lambda: worker.exited() is None
+        )
+        waited = time.monotonic() - began
     assert "Fatal Python error: Aborted" in log
     assert log.count("most recent call first") >= 2  # the loop's thread and the consumer's
+    assert worker.exited() == -signal.SIGABRT
+    assert not any(o.settled for o in outcomes.values())
+    assert waited < 120  # a dead worker's outputs are not waited for (the timeout is 600 s)
 
 
 def scrape(worker: WorkerProcess) -> Samples:
