@@ -153,6 +153,15 @@ class CommitGate:
                     lost[tp] = (oldest, p.owed[oldest])
             return lost
 
+    def held(self) -> dict[str, int]:
+        """How many owed messages are at each stage: what the worker holds of its input."""
+        with self._lock:
+            counts = dict.fromkeys(STAGES, 0)
+            for p in self._partitions.values():
+                for stage in p.owed.values():
+                    counts[stage] += 1
+            return counts
+
     def holding(self) -> dict[TP, tuple[int, int, str]]:
         """Per partition with messages owed: the oldest owed offset, how many are owed, and
         how far the oldest got."""

@@ -26,7 +26,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import faust
 from faust.agents import current_agent
@@ -50,6 +50,7 @@ from article_runtime.llm.records import GenerationRecord
 from streams.topics import ARTICLE_ASSEMBLED, ARTICLE_COMPENSATION, ARTICLE_ENRICHED, TOPICS
 
 if TYPE_CHECKING:
+    from streams.consumer import Transport
     from streams.wiring import Emit, Wiring
 
 FLOW_TOPICS = frozenset(t.name for t in TOPICS)
@@ -319,7 +320,7 @@ def partition_lag(consumer: Any) -> list[tuple[str, int, int, int]]:
 
 
 class _StateCollector(Collector):
-    """Gauges read when scraped: lag, table sizes, readiness."""
+    """Gauges read when scraped: lag, table sizes, messages held, readiness."""
 
     def __init__(self, w: Wiring, not_ready: Callable[[], list[str]]) -> None:
         self.w, self.not_ready = w, not_ready
@@ -346,9 +347,18 @@ class _StateCollector(Collector):
         )
         for name, table in self.w.tables.items():
             sizes.add_metric([name], len(table.data))
+        held = GaugeMetricFamily(
+            "article_runtime_messages_held",
+            "Input messages this worker holds and has not acknowledged, by how far each got "
+            "(fetched, read, delivered to an agent's queue, received, working, done); the "
+            "queues are bounded, so a backlog stays on the broker",
+            labels=["stage"],
+        )
+        for stage, count in cast("Transport", self.w.app.transport).gate.held().items():
+            held.add_metric([stage], count)
         reasons = self.not_ready()
         ready = GaugeMetricFamily(
             "article_runtime_ready", "1 when the readiness probe passes, else 0"
         )
         ready.add_metric([], 0 if reasons else 1)
-        return [lag, end, sizes, ready]
+        return [lag, end, sizes, held, ready]

@@ -231,3 +231,30 @@ def test_dropped_names_exactly_the_oldest_message_overtaken_in_offset_order(
     expected = [o for o in offsets if o not in acked and o not in far and any(f > o for f in far)]
     dropped = {TPS[0]: (min(expected), stages[min(expected)])} if expected else {}
     assert gate.dropped() == dropped
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(TPS), st.sampled_from(STAGES), st.booleans())))
+def test_held_counts_each_owed_message_once_at_the_furthest_stage_it_reached(
+    messages: list[tuple[TP, str, bool]],
+) -> None:
+    """Against a plain count: each message of the list is fetched, goes as far as its stage
+    (its stages reported in a shuffled order) and is acknowledged or not."""
+    gate = CommitGate()
+    epoch = gate.begin()
+    gate.resume()
+    expected = dict.fromkeys(STAGES, 0)
+    next_offset: dict[TP, int] = {}
+    for tp, stage, acked in messages:
+        offset = next_offset.get(tp, 0)
+        next_offset[tp] = offset + 1
+        gate.fetched(epoch, tp, [offset])
+        for reached in reversed(STAGES[: STAGES.index(stage) + 1]):  # never a step back
+            gate.reached(epoch, tp, offset, reached)
+        if acked:
+            gate.acked(epoch, tp, offset)
+        else:
+            expected[stage] += 1
+    assert gate.held() == expected
+    gate.begin()  # a new assignment owes nothing yet
+    assert sum(gate.held().values()) == 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any, cast
 
+import pytest
 from faust.types import TP
 from faust.types.tuples import ConsumerMessage
 from hypothesis import assume, given
@@ -26,7 +27,8 @@ from streams.consumer import (
     recovery_stalled,
     stamp,
 )
-from streams.settings import WorkerSettings
+from streams.settings import StandInEntity, WorkerSettings
+from streams.wiring import AHEAD_PER_CALL
 
 
 def _stamped(epoch: int) -> Any:
@@ -151,6 +153,26 @@ def test_the_drop_once_switch_refuses_anything_else_clearly(value: str) -> None:
         spelled = value.rsplit(":", 2)
         assert topic == spelled[0] != ""
         assert (partition, offset) == (int(spelled[1]), int(spelled[2]))
+
+
+@pytest.mark.parametrize("calls", [1, 8])
+def test_every_agent_queue_holds_a_few_messages_per_call_in_flight(calls: int) -> None:
+    """A backlog stays on the broker: Faust's ``App.topic`` drops ``maxsize``, so without
+    ``Wiring.topic`` making the topic itself every agent's queue would hold 4096 messages."""
+    settings = WorkerSettings(
+        KafkaConnection("127.0.0.1:9"),
+        calls_in_flight=calls,
+        ecp_standin=StandInEntity("Q1", "One"),  # its agent reads a queue too
+    )
+    w = create_app(settings, None)
+    try:
+        sizes = {
+            name: aiter(agent.channel_iterator).queue.maxsize
+            for name, agent in w.app.agents.items()
+        }
+    finally:
+        cast(Consumer, w.app.consumer)._thread.thread_loop.close()
+    assert sizes == dict.fromkeys(("hygiene", "enrichment", "ecp_standin"), AHEAD_PER_CALL * calls)
 
 
 def test_the_worker_consumer_fetches_in_batches_of_its_settings() -> None:

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
+from streams.commits import CommitGate
 from streams.metrics import FlowMetrics, _StateCollector
 
 CHART = Path(__file__).resolve().parents[2] / "helm" / "article-runtime"
@@ -112,7 +113,8 @@ def test_the_dashboard_asks_only_for_metrics_the_worker_exports() -> None:
     queries = [t["expr"] for panel in dashboard["panels"] for t in panel["targets"]]
     asked = {name for q in queries for name in re.findall(r"article_runtime_[a-z_]+", q)}
     metrics = FlowMetrics()
-    idle = SimpleNamespace(app=SimpleNamespace(consumer=None), tables={})  # no Faust app
+    no_app = SimpleNamespace(consumer=None, transport=SimpleNamespace(gate=CommitGate()))
+    idle = SimpleNamespace(app=no_app, tables={})  # no Faust app
     metrics.registry.register(_StateCollector(idle, lambda: []))  # type: ignore[arg-type]
     page = metrics.render().decode()
     exported = set(re.findall(r"^# TYPE (article_runtime_[a-z_]+) ", page, flags=re.MULTILINE))
