@@ -10,8 +10,8 @@ models a second time, so consumers see at most a duplicate, never a different ar
 
 One Faust actor writes the table. Its messages run in an ``InFlight`` window (up to
 ``ARTICLE_RUNTIME_CALLS_IN_FLIGHT`` at once, each acked when its outputs are on the broker).
-A page up to ``INLINE_PAGE_BYTES`` is parsed on the event loop, a larger one in a worker
-thread, one page at a time (``parsed``).
+Pages are parsed one at a time in the whole worker, a small one on the event loop when no
+other parse runs, else in a worker thread (``agents.pages``).
 
 Versions (``agents.versions``): an article's versions may run side by side, but each one's
 outcome is decided, stored and produced under the article's lock, after the state is read
@@ -27,15 +27,12 @@ records of decisions already taken (the next rung ran in the same stage), not re
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable, MutableMapping
-from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 import faust
 
-from agents.candidates import candidates_of
 from agents.ladder import (
     closed,
     is_closed,
@@ -48,6 +45,7 @@ from agents.ladder import (
     upgraded,
 )
 from agents.ledger import recorded_when_taken
+from agents.pages import Pages
 from agents.versions import Version, version_of
 from article_runtime.hashing import sha256_hex
 from article_runtime.hygiene import HygieneOutcome, replayed, run_hygiene
@@ -60,12 +58,6 @@ from streams.window import InFlight, KeyedLocks
 from streams.wiring import Emit, Event, Wiring, manual_acks, origin
 
 LADDER_TABLE = "hygiene_ladder"
-# Pages up to this size are parsed on the event loop: here about 30 ms median and under 100 ms
-# at most on the real pages of ../shared/bench. Handing such a page to a thread cost more CPU
-# than parsing it: the thread and the event loop, both busy, traded the interpreter lock at
-# every switch interval (6 ms of worker CPU per article in make bench-stream). A larger page
-# goes to the thread, so no page stalls the loop (heartbeats, acks, model answers) for long.
-INLINE_PAGE_BYTES = 128 * 1024
 Run = Callable[[CandidateSet, bytes, str], Awaitable[HygieneOutcome]]
 Publish = Callable[[list[Emit]], Awaitable[None]]
 
@@ -209,17 +201,6 @@ class HygieneLadder:
         return True
 
 
-async def parsed(
-    record: dict[str, Any], at: tuple[str, int, int], pages: Executor
-) -> CandidateSet | Emit:
-    """The candidate set of an ingested page (or its terminal event), parsed on the event loop
-    when it is small enough (``INLINE_PAGE_BYTES``), else on ``pages``."""
-    if len(record["html"]) <= INLINE_PAGE_BYTES:
-        return candidates_of(record, at=at)
-    loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(pages, lambda: candidates_of(record, at=at))
-
-
 def retry_candidates(retry: dict[str, Any]) -> CandidateSet:
     return CandidateSet.model_validate_json(retry["candidate_set_json"])
 
@@ -230,11 +211,8 @@ async def _ready(candidates: CandidateSet) -> CandidateSet:
 
 def register(w: Wiring) -> None:
     ladder_table = w.tables[LADDER_TABLE]
-    pages = ThreadPoolExecutor(max_workers=1, thread_name_prefix="candidates")
+    pages = Pages()
     llm: LLMRuntime | None = w.llm
-
-    async def build(record: dict[str, Any], at: tuple[str, int, int]) -> CandidateSet | Emit:
-        return await parsed(record, at, pages)
 
     async def run(candidates: CandidateSet, html: bytes, source: str) -> HygieneOutcome:
         return await run_hygiene(candidates, html, source=source, llm=llm)
@@ -244,13 +222,13 @@ def register(w: Wiring) -> None:
         confirm=ladder_table.confirmed,
         publish=w.publish,
         run=run,
-        build=build,
+        build=pages.parsed,
         has_models=w.has_hygiene_models,
     )
 
     @w.app.on_before_shutdown.connect
     async def stop_pages(_app: Any, /, *_: Any, **__: Any) -> None:
-        pages.shutdown(wait=False, cancel_futures=True)
+        pages.shutdown()
 
     async def handle(event: Event, record: dict[str, Any]) -> list[Emit]:
         at = origin(event)
