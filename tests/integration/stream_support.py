@@ -6,6 +6,7 @@ start, so sharing one broker between tests would replay earlier tests' articles.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -166,3 +167,23 @@ def eventually(check: Callable[[], None], *, timeout_s: float = 20.0) -> None:
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.3)
+
+
+@contextmanager
+def repeatedly(step: Callable[[], None], *, every_s: float) -> Iterator[None]:
+    """Run ``step`` in a thread, again and again ``every_s`` apart, until the block ends (and
+    the step under way finishes): for what a test watches while the flow runs."""
+    stop = threading.Event()
+
+    def run() -> None:
+        while not stop.is_set():
+            step()
+            stop.wait(every_s)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(timeout=30)

@@ -4,15 +4,12 @@ resumed again and again lose nothing)."""
 
 from __future__ import annotations
 
-import threading
-import time
-
 import pytest
 
 from streams.settings import CALLS_IN_FLIGHT_ENV
 from streams.wiring import AHEAD_PER_CALL
 from streams.worker_process import WorkerProcess, total
-from tests.integration.stream_support import Flow
+from tests.integration.stream_support import Flow, repeatedly
 from tests.llm_support import FALLBACK, PRIMARY
 from tests.support.openai_server import ScriptedOpenAIServer, delayed
 from tests.support.stream_cases import make_articles, responder
@@ -33,40 +30,26 @@ def test_a_backlog_waits_on_the_broker_and_every_article_still_settles(
     server.respond_with(delayed(responder(cases, PRIMARY, FALLBACK), 0.1))
     with kafka_flow.worker(settings={CALLS_IN_FLIGHT_ENV: str(CALLS)}) as worker:
         worker.start()
-        with HeldSampler(worker) as held:
+        peak: dict[str, float] = {}
+
+        def sample() -> None:
+            for name, count in held_before_an_agent(worker).items():
+                peak[name] = max(peak.get(name, 0.0), count)
+
+        with repeatedly(sample, every_s=0.1):
             kafka_flow.publish_cases(cases)
             outcomes = kafka_flow.follow(ids, timeout_s=300, alive=lambda: worker.exited() is None)
     assert all(o.settled for o in outcomes.values()), "a backlog lost articles"
     bound = AGENTS * AHEAD_PER_CALL * CALLS
     # The worker did hold more than its queues may (fetched, not yet handed to an agent), so
     # the bound was put to the test: Faust's own queues take up to 4096 messages each.
-    assert held.peak["waiting"] > bound, held.peak
-    assert 0 < held.peak["delivered"] <= bound, held.peak
+    assert peak["waiting"] > bound, peak
+    assert 0 < peak["delivered"] <= bound, peak
 
 
-class HeldSampler:
-    """Peaks of ``article_runtime_messages_held`` before an agent takes a message, sampled
-    in a thread."""
-
-    def __init__(self, worker: WorkerProcess) -> None:
-        self.worker = worker
-        self.peak: dict[str, float] = {}
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._sample, daemon=True)
-
-    def _sample(self) -> None:
-        while not self._stop.is_set():
-            metrics = self.worker.metrics()
-            held = {s: total(metrics, HELD, stage=s) for s in ("fetched", "read", "delivered")}
-            held["waiting"] = sum(held.values())  # in the worker, no agent has taken it yet
-            for name, count in held.items():
-                self.peak[name] = max(self.peak.get(name, 0.0), count)
-            time.sleep(0.1)
-
-    def __enter__(self) -> HeldSampler:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self._stop.set()
-        self._thread.join(timeout=10)
+def held_before_an_agent(worker: WorkerProcess) -> dict[str, float]:
+    """``article_runtime_messages_held`` of the stages before an agent takes a message, and
+    their sum (in the worker, no agent has taken it yet)."""
+    metrics = worker.metrics()
+    held = {s: total(metrics, HELD, stage=s) for s in ("fetched", "read", "delivered")}
+    return held | {"waiting": sum(held.values())}

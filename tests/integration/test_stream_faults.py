@@ -6,7 +6,6 @@ a partial count or a 404 for a known article.
 
 from __future__ import annotations
 
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,7 @@ from streams.consumer import DROP_ONCE_ENV
 from streams.topics import ARTICLE_INGESTED, PARTITIONS, partition_of
 from streams.worker_process import WorkerProcess
 from tests.integration.fault_scenarios import SCENARIOS, run_scenario
-from tests.integration.stream_support import Flow
+from tests.integration.stream_support import Flow, repeatedly
 from tests.llm_support import FALLBACK, PRIMARY
 from tests.support.openai_server import ScriptedOpenAIServer
 from tests.support.stream_cases import make_articles, responder
@@ -36,33 +35,6 @@ def test_fault_mid_stream_loses_nothing_and_nothing_sticks(
         scenario, tmp_path, run=run, articles=ARTICLES, publish_over_s=PUBLISH_OVER_S
     )
     assert result.passed, result.summary()
-
-
-class Poller:
-    """Asks a worker's views, as fast as it answers, from before it starts until told to
-    stop; keeps every answer."""
-
-    def __init__(self, get: Any, paths: list[str]) -> None:
-        self.get, self.paths = get, paths
-        self.answers: list[tuple[str, int, dict[str, Any]]] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            for path in self.paths:
-                answer = self.get(path)
-                if answer is not None:
-                    self.answers.append((path, *answer))
-            time.sleep(0.02)
-
-    def __enter__(self) -> Poller:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self._stop.set()
-        self._thread.join(timeout=10)
 
 
 def settled_counters(worker: WorkerProcess, ingested: int, quiet_s: float = 2.0) -> Any:
@@ -101,14 +73,22 @@ def test_views_answer_recovering_until_a_restarted_worker_has_its_tables_back(
     second = kafka_flow.worker("second")
     known = [ids[0], ids[len(ids) // 2], ids[-1]]
     paths = ["/health/", "/counters/", *(f"/articles/{a}/" for a in known)]
-    with second, Poller(second.answer, paths) as poller:
+    answers: list[tuple[str, int, dict[str, Any]]] = []
+
+    def ask_every_view() -> None:  # as fast as the worker answers, from before it starts
+        for path in paths:
+            answer = second.answer(path)
+            if answer is not None:
+                answers.append((path, *answer))
+
+    with second, repeatedly(ask_every_view, every_s=0.02):
         second.start(timeout_s=120)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and second.get("/counters/") is None:
             time.sleep(0.1)
         time.sleep(1.0)  # a few more answers once whole
     by_path: dict[str, list[tuple[int, dict[str, Any]]]] = {p: [] for p in paths}
-    for path, status, body in poller.answers:
+    for path, status, body in answers:
         by_path[path].append((status, body))
 
     counted = by_path["/counters/"]
