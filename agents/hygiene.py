@@ -245,13 +245,17 @@ def register(w: Wiring) -> None:
     @w.app.agent(w.topic(ARTICLE_INGESTED, ARTICLE_COMPENSATION), name="hygiene")
     async def hygiene(stream: faust.StreamT[bytes]) -> None:
         manual = manual_acks(stream)
-        window = InFlight(w.settings.calls_in_flight, manual.ack)
+        # Bounded by calls and by bytes: a page is held, parsed and judged while in flight.
+        budget = w.settings.pages_in_flight_bytes
+        window = InFlight(w.settings.calls_in_flight, manual.ack, budget=budget)
+        w.bytes_in_flight["hygiene"] = lambda: window.weight
         async for event in manual.events():
             if not _may_concern(w, event):
                 await manual.ack(event)  # another stage's event: nothing to do here
                 continue
             ladder_table.expire(event.message.partition, w.settings.retention_s)
-            await window.submit(event, w.process(event, "hygiene", handle))
+            weight = len(event.message.value or b"")
+            await window.submit(event, w.process(event, "hygiene", handle), weight=weight)
 
 
 def _may_concern(w: Wiring, event: Event) -> bool:

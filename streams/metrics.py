@@ -320,7 +320,7 @@ def partition_lag(consumer: Any) -> list[tuple[str, int, int, int]]:
 
 
 class _StateCollector(Collector):
-    """Gauges read when scraped: lag, table sizes, messages held, readiness."""
+    """Gauges read when scraped: lag, table sizes, messages and bytes held, readiness."""
 
     def __init__(self, w: Wiring, not_ready: Callable[[], list[str]]) -> None:
         self.w, self.not_ready = w, not_ready
@@ -356,9 +356,17 @@ class _StateCollector(Collector):
         )
         for stage, count in cast("Transport", self.w.app.transport).gate.held().items():
             held.add_metric([stage], count)
+        weight = GaugeMetricFamily(
+            "article_runtime_bytes_in_flight",
+            "Bytes of input messages a stage holds in flight (hygiene: its pages, at most "
+            "ARTICLE_RUNTIME_PAGES_IN_FLIGHT_MIB but for one larger page alone)",
+            labels=["stage"],
+        )
+        for stage, now in self.w.bytes_in_flight.items():
+            weight.add_metric([stage], now())
         reasons = self.not_ready()
         ready = GaugeMetricFamily(
             "article_runtime_ready", "1 when the readiness probe passes, else 0"
         )
         ready.add_metric([], 0 if reasons else 1)
-        return [lag, end, sizes, held, ready]
+        return [lag, end, sizes, held, weight, ready]

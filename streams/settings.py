@@ -22,6 +22,7 @@ APP_ID_ENV = "ARTICLE_RUNTIME_APP_ID"
 WEB_PORT_ENV = "ARTICLE_RUNTIME_WEB_PORT"
 WEB_HOST_ENV = "ARTICLE_RUNTIME_WEB_HOST"
 CALLS_IN_FLIGHT_ENV = "ARTICLE_RUNTIME_CALLS_IN_FLIGHT"
+PAGES_IN_FLIGHT_ENV = "ARTICLE_RUNTIME_PAGES_IN_FLIGHT_MIB"
 STORE_ENV = "ARTICLE_RUNTIME_STORE"
 DATA_DIR_ENV = "ARTICLE_RUNTIME_DATA_DIR"
 # Faust's table stores: in memory (rebuilt from the changelogs at every start), or RocksDB on
@@ -61,6 +62,11 @@ class WorkerSettings:
     # the owner of an article's partition); the chart sets the pod IP.
     web_host: str = field(default_factory=socket.gethostname)
     calls_in_flight: int = 8  # model calls in flight in each calling agent (hygiene, enrichment)
+    # MiB of ingested pages the hygiene stage holds in flight at most, whatever the calls in
+    # flight: each holds its page, its candidate set (about the page's size again) and its
+    # context, so many calls in flight stay within a pod's memory when pages are large. A
+    # page larger than this still goes through, alone.
+    pages_in_flight_mib: int = 64
     # How long the broker may hold a fetch until it has FETCH_MIN_BYTES for the worker: more
     # records per fetch, so less CPU per record in the worker and the broker, for up to this
     # much latency per stage when the flow is quiet (``streams.consumer``).
@@ -87,6 +93,10 @@ class WorkerSettings:
     def retention_s(self) -> float:
         return self.retention_h * 3600.0
 
+    @property
+    def pages_in_flight_bytes(self) -> int:
+        return self.pages_in_flight_mib * 1024 * 1024
+
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> WorkerSettings:
         env = os.environ if environ is None else environ
@@ -104,6 +114,7 @@ class WorkerSettings:
             web_port=_positive(env, WEB_PORT_ENV, cls.web_port),
             web_host=env.get(WEB_HOST_ENV, "").strip() or socket.gethostname(),
             calls_in_flight=_positive(env, CALLS_IN_FLIGHT_ENV, cls.calls_in_flight),
+            pages_in_flight_mib=_positive(env, PAGES_IN_FLIGHT_ENV, cls.pages_in_flight_mib),
             fetch_wait_ms=_positive(env, FETCH_WAIT_ENV, cls.fetch_wait_ms),
             session_timeout_s=_positive(env, SESSION_TIMEOUT_ENV, cls.session_timeout_s),
             retention_h=_positive(env, RETENTION_ENV, cls.retention_h, float),

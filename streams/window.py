@@ -6,6 +6,11 @@ a single actor on a manual-ack stream: each message's work runs as a task, at mo
 at once, and the message is acked when its work has finished (its outputs are on the broker).
 Acks may come out of offset order: which offsets are committed is decided by
 ``streams.commits.CommitGate``, never past a message still in flight.
+
+A count alone does not bound memory: many calls in flight (what keeps a worker busy while
+models take seconds to answer) of multi-MiB pages would hold gigabytes. So a window may also
+take a ``budget``: the summed weight (the messages' bytes) it holds at once. A message
+heavier than the whole budget still runs, alone, so no page is refused for its size here.
 """
 
 from __future__ import annotations
@@ -22,35 +27,63 @@ from streams.wiring import Event
 
 @dataclass
 class InFlight:
-    """The window; ``ack`` is the stream's manual ack."""
+    """The window; ``ack`` is the stream's manual ack; ``budget`` (optional) bounds the
+    summed ``weight`` of the messages in flight."""
 
     limit: int
     ack: Callable[[Event], Awaitable[Any]]
+    budget: int | None = None
     _running: asyncio.Semaphore = field(init=False)
     _tasks: set[asyncio.Task[None]] = field(default_factory=set)
+    _weight: int = 0
+    _freed: asyncio.Event = field(default_factory=asyncio.Event)
 
     def __post_init__(self) -> None:
         self._running = asyncio.Semaphore(self.limit)
 
-    async def submit(self, event: Event, work: Coroutine[Any, Any, None]) -> None:
-        """Start ``work`` for ``event`` once a slot is free (this is the back-pressure)."""
+    async def submit(
+        self, event: Event, work: Coroutine[Any, Any, None], *, weight: int = 0
+    ) -> None:
+        """Start ``work`` for ``event`` once a slot and ``weight`` of the budget are free
+        (this is the back-pressure: the agent takes no other message meanwhile)."""
         await self._running.acquire()
-        task = asyncio.create_task(self._run(event, work))
+        try:
+            while not self._fits(weight):
+                self._freed.clear()
+                await self._freed.wait()
+        except BaseException:  # abandoned while waiting (a rebalance): give the slot back
+            self._running.release()
+            work.close()
+            raise
+        self._weight += weight
+        task = asyncio.create_task(self._run(event, work, weight))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _run(self, event: Event, work: Coroutine[Any, Any, None]) -> None:
+    def _fits(self, weight: int) -> bool:
+        if self.budget is None or self._weight == 0:
+            return True  # no budget, or nothing else in flight: even the heaviest runs
+        return self._weight + weight <= self.budget
+
+    async def _run(self, event: Event, work: Coroutine[Any, Any, None], weight: int) -> None:
         try:
             await work
         except Exception:  # work never raises by contract; acking past it would lose it
             exit_without_commit("in-flight work raised")
         finally:
             self._running.release()
+            self._weight -= weight
+            self._freed.set()
         await self.ack(event)
 
     @property
     def in_flight(self) -> int:
         return len(self._tasks)
+
+    @property
+    def weight(self) -> int:
+        """The summed weight of the messages in flight now."""
+        return self._weight
 
     async def drain(self) -> None:
         """Wait for every submitted message (tests; Faust cancels tasks on shutdown)."""

@@ -60,13 +60,21 @@ class Recorder(Protocol):
     def made(self, emits: Sequence[Emit]) -> Wait: ...
 
 
-# Messages an agent's channel holds ahead of its window, per model call in flight. Faust stops
-# fetching a partition once a channel holds four fifths of its size and blocks delivery when it
-# is full. Faust's default size (4096 messages, whatever their bytes) let a backlog of real
-# news pages (median 116 KB) take one worker to 974 MiB of RSS, the chart's limit is 1 GiB, and
-# a page may have MAX_HTML_BYTES. Each answer frees a slot and a fetch returns in milliseconds,
-# so a few messages per slot keep the window fed.
+# Messages an agent's channel holds ahead of its window, per model call in flight, and at most
+# QUEUED_AT_MOST. Faust stops fetching a partition once a channel holds four fifths of its size
+# and blocks delivery when it is full. Faust's default size (4096 messages, whatever their
+# bytes) let a backlog of real news pages (median 116 KB) take one worker to 974 MiB of RSS,
+# the chart's limit is 1 GiB, and a page may have MAX_HTML_BYTES. Each answer frees a slot and
+# a fetch returns in milliseconds, so a few messages per slot keep the window fed; past 32, a
+# queue only holds more pages (128 calls in flight fed from 32 queued kept pace with an
+# instant model in make bench-stream).
 AHEAD_PER_CALL = 4
+QUEUED_AT_MOST = 32
+
+
+def queue_size(calls_in_flight: int) -> int:
+    """Messages an agent's channel holds ahead of a window of ``calls_in_flight``."""
+    return min(AHEAD_PER_CALL * calls_in_flight, QUEUED_AT_MOST)
 
 
 class Unrecorded:
@@ -95,6 +103,8 @@ class Wiring:
     metrics: FlowMetrics = field(default_factory=FlowMetrics)
     broker: BrokerWatch = field(default_factory=BrokerWatch)
     ledger: Recorder = field(default_factory=Unrecorded)
+    # Per stage whose window has a byte budget: the bytes of input it holds in flight now.
+    bytes_in_flight: dict[str, Callable[[], int]] = field(default_factory=dict)
 
     @property
     def has_hygiene_models(self) -> bool:
@@ -103,8 +113,8 @@ class Wiring:
 
     def topic(self, *topics: Topic) -> faust.TopicT:
         """A raw-bytes channel over ``topics``: values are decoded by our codec, not Faust's.
-        It holds at most ``AHEAD_PER_CALL`` messages per model call in flight: a backlog
-        waits on the broker, not in the worker's memory.
+        It holds at most ``queue_size`` messages: a backlog waits on the broker, not in the
+        worker's memory.
 
         Made as ``App.topic`` makes it, less one bug: faust-streaming 0.15.3's ``App.topic``
         takes ``maxsize`` and drops it, so every queue got the 4096 default."""
@@ -115,7 +125,7 @@ class Wiring:
             partitions=self.app.conf.topic_partitions,  # the count found (streams.partitions)
             key_serializer="raw",
             value_serializer="raw",
-            maxsize=AHEAD_PER_CALL * self.settings.calls_in_flight,
+            maxsize=queue_size(self.settings.calls_in_flight),
         )
 
     def decode(self, event: Event) -> dict[str, Any] | Emit:

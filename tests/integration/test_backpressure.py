@@ -1,13 +1,16 @@
 """A backlog waits on the broker: an agent's queue holds a few messages per model call in
 flight, whatever was published, and every article still settles (partitions paused and
-resumed again and again lose nothing)."""
+resumed again and again lose nothing). Many calls in flight do not lift the bound: the
+hygiene stage holds at most its pages' budget of bytes in flight."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
-from streams.settings import CALLS_IN_FLIGHT_ENV
-from streams.wiring import AHEAD_PER_CALL
+from streams.settings import CALLS_IN_FLIGHT_ENV, PAGES_IN_FLIGHT_ENV
+from streams.wiring import queue_size
 from streams.worker_process import WorkerProcess, total
 from tests.integration.stream_support import Flow, repeatedly
 from tests.llm_support import FALLBACK, PRIMARY
@@ -40,11 +43,42 @@ def test_a_backlog_waits_on_the_broker_and_every_article_still_settles(
             kafka_flow.publish_cases(cases)
             outcomes = kafka_flow.follow(ids, timeout_s=300, alive=lambda: worker.exited() is None)
     assert all(o.settled for o in outcomes.values()), "a backlog lost articles"
-    bound = AGENTS * AHEAD_PER_CALL * CALLS
+    bound = AGENTS * queue_size(CALLS)
     # The worker did hold more than its queues may (fetched, not yet handed to an agent), so
     # the bound was put to the test: Faust's own queues take up to 4096 messages each.
     assert peak["waiting"] > bound, peak
     assert 0 < peak["delivered"] <= bound, peak
+
+
+def test_pages_in_flight_stay_within_their_byte_budget_whatever_the_calls_in_flight(
+    kafka_flow: Flow, server: ScriptedOpenAIServer
+) -> None:
+    """32 calls in flight, pages of 200 KiB and a budget of 1 MiB: the hygiene stage holds
+    at most 5 pages at once (the bytes gauge and the in-flight gauge agree), and every
+    article settles."""
+    padding = b"<!-- " + b"x" * (200 * 1024) + b" -->"  # what scripts and styles weigh
+    cases = [dataclasses.replace(c, html=c.html + padding) for c in make_articles(60, seed=5)]
+    ids = [c.article_id for c in cases]
+    server.respond_with(delayed(responder(cases, PRIMARY, FALLBACK), 0.3))
+    settings = {CALLS_IN_FLIGHT_ENV: "32", PAGES_IN_FLIGHT_ENV: "1"}
+    with kafka_flow.worker(settings=settings) as worker:
+        worker.start()
+        peak = {"bytes": 0.0, "messages": 0.0}
+
+        def sample() -> None:
+            metrics = worker.metrics()
+            weight = total(metrics, "article_runtime_bytes_in_flight", stage="hygiene")
+            messages = total(metrics, "article_runtime_in_flight", stage="hygiene")
+            peak["bytes"] = max(peak["bytes"], weight)
+            peak["messages"] = max(peak["messages"], messages)
+
+        with repeatedly(sample, every_s=0.05):
+            kafka_flow.publish_cases(cases)
+            outcomes = kafka_flow.follow(ids, timeout_s=300, alive=lambda: worker.exited() is None)
+    assert all(o.settled for o in outcomes.values()), "a budgeted window lost articles"
+    assert 200 * 1024 < peak["bytes"] <= 1024 * 1024, peak
+    # Several pages at once (the budget is not one page at a time), far fewer than 32.
+    assert 2 <= peak["messages"] <= 5, peak
 
 
 def held_before_an_agent(worker: WorkerProcess) -> dict[str, float]:

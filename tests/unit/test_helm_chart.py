@@ -114,7 +114,7 @@ def test_the_dashboard_asks_only_for_metrics_the_worker_exports() -> None:
     asked = {name for q in queries for name in re.findall(r"article_runtime_[a-z_]+", q)}
     metrics = FlowMetrics()
     no_app = SimpleNamespace(consumer=None, transport=SimpleNamespace(gate=CommitGate()))
-    idle = SimpleNamespace(app=no_app, tables={})  # no Faust app
+    idle = SimpleNamespace(app=no_app, tables={}, bytes_in_flight={})  # no Faust app
     metrics.registry.register(_StateCollector(idle, lambda: []))  # type: ignore[arg-type]
     page = metrics.render().decode()
     exported = set(re.findall(r"^# TYPE (article_runtime_[a-z_]+) ", page, flags=re.MULTILINE))
