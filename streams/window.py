@@ -33,36 +33,34 @@ class InFlight:
     limit: int
     ack: Callable[[Event], Awaitable[Any]]
     budget: int | None = None
-    _running: asyncio.Semaphore = field(init=False)
     _tasks: set[asyncio.Task[None]] = field(default_factory=set)
+    _working: int = 0  # messages whose work runs (their tasks may still be acking)
     _weight: int = 0
     _freed: asyncio.Event = field(default_factory=asyncio.Event)
-
-    def __post_init__(self) -> None:
-        self._running = asyncio.Semaphore(self.limit)
 
     async def submit(
         self, event: Event, work: Coroutine[Any, Any, None], *, weight: int = 0
     ) -> None:
         """Start ``work`` for ``event`` once a slot and ``weight`` of the budget are free
         (this is the back-pressure: the agent takes no other message meanwhile)."""
-        await self._running.acquire()
         try:
             while not self._fits(weight):
                 self._freed.clear()
                 await self._freed.wait()
-        except BaseException:  # abandoned while waiting (a rebalance): give the slot back
-            self._running.release()
+        except BaseException:  # abandoned while waiting (a rebalance): it never runs
             work.close()
             raise
+        self._working += 1
         self._weight += weight
         task = asyncio.create_task(self._run(event, work, weight))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
     def _fits(self, weight: int) -> bool:
+        if self._working >= self.limit:
+            return False
         if self.budget is None or self._weight == 0:
-            return True  # no budget, or nothing else in flight: even the heaviest runs
+            return True  # no budget, or nothing else weighs: even the heaviest runs
         return self._weight + weight <= self.budget
 
     async def _run(self, event: Event, work: Coroutine[Any, Any, None], weight: int) -> None:
@@ -71,7 +69,7 @@ class InFlight:
         except Exception:  # work never raises by contract; acking past it would lose it
             exit_without_commit("in-flight work raised")
         finally:
-            self._running.release()
+            self._working -= 1
             self._weight -= weight
             self._freed.set()
         await self.ack(event)
