@@ -1,8 +1,7 @@
 """Candidates: an ingested record's candidate set, or why its HTML cannot be used.
 
-Pure and CPU only; the hygiene agent runs it in its own worker thread (``agents.hygiene``): a
-5 MiB page takes seconds to parse, and the event loop must keep serving heartbeats, web views
-and the model calls in flight meanwhile. Unusable HTML ends as a terminal compensation event
+Pure and CPU only; the hygiene agent runs it one page at a time, on the event loop or, for a
+page over 1 MiB, in the pages thread (``agents.pages``). Unusable HTML ends as a terminal compensation event
 of stage ``candidates`` with the decoder's categorical reason (empty, too large, not HTML...).
 
 The article's version (``agents.versions``) is the position of its ingested record on its

@@ -10,8 +10,8 @@ models a second time, so consumers see at most a duplicate, never a different ar
 
 One Faust actor writes the table. Its messages run in an ``InFlight`` window (up to
 ``ARTICLE_RUNTIME_CALLS_IN_FLIGHT`` at once, each acked when its outputs are on the broker).
-Pages are parsed one at a time in the whole worker, a small one on the event loop when no
-other parse runs, else in a worker thread (``agents.pages``).
+Pages are parsed one at a time in the whole worker, on the event loop up to 1 MiB, larger ones
+in the pages thread (``agents.pages``).
 
 Versions (``agents.versions``): an article's versions may run side by side, but each one's
 outcome is decided, stored and produced under the article's lock, after the state is read

@@ -1,7 +1,8 @@
-"""Where the hygiene stage parses a page: small ones on the event loop (a thread cost more CPU
-than the parse, both threads trading the interpreter lock), large ones in the pages thread, so
-no page stalls the loop long; and never two at once (two parses at once crashed a worker in
-lxml). Either way the candidate set is the same."""
+"""Where the hygiene stage parses a page: on the event loop up to the limit (a thread cost more
+CPU than the parse, both threads trading the interpreter lock), even while the thread parses a
+larger one; larger ones in the pages thread, so no page stalls the loop long; and never two at
+once, even when the stage stops waiting for one (two parses at once crashed a worker in lxml).
+Either way the candidate set is the same."""
 
 from __future__ import annotations
 
@@ -54,20 +55,26 @@ def test_a_page_is_parsed_on_the_loop_up_to_the_limit_and_in_the_pages_thread_be
     assert built == candidates_of(record, at=AT)
 
 
-@settings(max_examples=40, deadline=None)
+SMALL = 100  # the limit the tests below give ``Pages``: pages of a few bytes either side
+
+
+@settings(max_examples=60, deadline=None)
 @given(
     st.lists(
-        st.sampled_from([1, INLINE_PAGE_BYTES, INLINE_PAGE_BYTES + 1, 2 * INLINE_PAGE_BYTES]),
+        st.tuples(st.sampled_from([1, SMALL, SMALL + 1, 2 * SMALL]), st.booleans()),
         min_size=1,
         max_size=8,
     ),
     st.floats(0.0, 0.003),
+    st.floats(0.0, 0.004),
 )
-def test_no_two_pages_are_parsed_at_once_wherever_each_is_parsed(
-    sizes: list[int], parse_s: float
+def test_no_two_pages_are_parsed_at_once_wherever_each_is_parsed_and_whoever_stops_waiting(
+    pages_asked: list[tuple[int, bool]], parse_s: float, cancel_after_s: float
 ) -> None:
-    """Pages of any mix of sizes, all asked for at once: each parse sleeps (releasing the
-    interpreter lock, as lxml does) so an overlap would show, and none may overlap."""
+    """Pages of any mix of sizes, all asked for at once, some of the waits cancelled (a revoked
+    partition): each parse sleeps (releasing the interpreter lock, as lxml does) so an overlap
+    would show, and none may overlap, nor may a cancelled wait free the slot while its page is
+    still being parsed in the thread. Every wait not cancelled gets its own page's result."""
     running, peak, count = 0, 0, threading.Lock()
 
     def slow(record: dict[str, Any], *, at: tuple[str, int, int]) -> Any:
@@ -80,15 +87,61 @@ def test_no_two_pages_are_parsed_at_once_wherever_each_is_parsed(
             running -= 1
         return record["article_id"]
 
-    records = [{"article_id": f"a{n}", "html": b"x" * size} for n, size in enumerate(sizes)]
-    pages = Pages(parse=slow)
+    records = [
+        {"article_id": f"a{n}", "html": b"x" * size} for n, (size, _) in enumerate(pages_asked)
+    ]
+    pages = Pages(parse=slow, inline_bytes=SMALL)
 
     async def all_at_once() -> list[Any]:
-        return await asyncio.gather(*(pages.parsed(r, AT) for r in records))
+        tasks = [asyncio.create_task(pages.parsed(r, AT)) for r in records]
+        await asyncio.sleep(cancel_after_s)
+        for task, (_, cancel) in zip(tasks, pages_asked, strict=True):
+            if cancel:
+                task.cancel()
+        results = await asyncio.gather(*tasks, return_exceptions=True)
+        await asyncio.to_thread(pages.shutdown)  # let a parse left running in the thread end
+        return results
 
     try:
-        built = asyncio.run(all_at_once())
+        results = asyncio.run(all_at_once())
     finally:
         pages.shutdown()
     assert peak == 1
-    assert built == [r["article_id"] for r in records]
+    for record, (_, cancel), result in zip(records, pages_asked, results, strict=True):
+        if not cancel:
+            assert result == record["article_id"]
+
+
+def test_a_page_within_the_limit_is_parsed_on_the_loop_even_while_the_thread_parses() -> None:
+    """The page waits for the slot and is then parsed on the loop: it does not follow the large
+    one into the thread (before, any page asked for while the thread parsed went there, and on
+    real pages the thread took nearly every page)."""
+    parsed_on: dict[str, str] = {}
+    large_started, large_may_end = threading.Event(), threading.Event()
+
+    def spied(record: dict[str, Any], *, at: tuple[str, int, int]) -> Any:
+        parsed_on[record["article_id"]] = threading.current_thread().name
+        if record["article_id"] == "large":
+            large_started.set()
+            assert large_may_end.wait(5)
+        return record["article_id"]
+
+    pages = Pages(parse=spied, inline_bytes=SMALL)
+
+    async def both() -> list[Any]:
+        large = asyncio.create_task(
+            pages.parsed({"article_id": "large", "html": b"x" * 2 * SMALL}, AT)
+        )
+        assert await asyncio.to_thread(large_started.wait, 5)
+        small = asyncio.create_task(pages.parsed({"article_id": "small", "html": b"x"}, AT))
+        await asyncio.sleep(0.01)
+        assert "small" not in parsed_on  # one parse at a time: it waits for the slot
+        large_may_end.set()
+        return list(await asyncio.gather(large, small))
+
+    try:
+        assert asyncio.run(both()) == ["large", "small"]
+    finally:
+        pages.shutdown()
+    assert parsed_on["large"].startswith("candidates")
+    assert parsed_on["small"] == threading.current_thread().name
