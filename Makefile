@@ -43,10 +43,12 @@ bench: $(STAMP)
 ## Whole-flow throughput: local broker, 1, 2 and 3 workers side by side (WORKERS=1,2,3), instant
 ## scripted provider; prints articles/s and the CPU of workers and broker.
 ## ROUNDS=N measures each column N times in turn and prints each figure's median.
+## PAGES=aeb (real news pages, the default) or PAGES=synthetic (4 KB test pages).
 WORKERS ?= 1,2,3
 ROUNDS ?= 1
+PAGES ?= aeb
 bench-stream: $(STAMP)
-	$(BIN)/python -m bench.stream_throughput --workers $(WORKERS) --rounds $(ROUNDS)
+	$(BIN)/python -m bench.stream_throughput --workers $(WORKERS) --rounds $(ROUNDS) --pages $(PAGES)
 
 ## Faults on the real broker, 20 runs of each scenario (broker restart, workers joining and
 ## leaving, a SIGKILL during a rebalance): prints runs passed, articles lost, runs stuck.

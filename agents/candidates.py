@@ -1,8 +1,9 @@
 """Candidates: an ingested record's candidate set, or why its HTML cannot be used.
 
 Pure and CPU only; the hygiene agent runs it one page at a time, on the event loop or, for a
-page over 1 MiB, in the pages thread (``agents.pages``). Unusable HTML ends as a terminal compensation event
-of stage ``candidates`` with the decoder's categorical reason (empty, too large, not HTML...).
+page over 1 MiB, in the pages thread (``agents.pages``). Unusable HTML ends as a terminal
+compensation event of stage ``candidates`` with the decoder's categorical reason (empty, too
+large, not HTML...).
 
 The article's version (``agents.versions``) is the position of its ingested record on its
 partition, or ingestion's declared version. So a record must sit on its article's partition:

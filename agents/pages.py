@@ -11,9 +11,9 @@ larger one is parsed in the pages thread, and the slot stays taken until that pa
 even when the stage stops waiting for it (a revoked partition cancels its work).
 
 Pages used to go to the thread whenever the slot was busy, which on real news pages meant
-while the thread parsed: the thread then took nearly every page, and the loop and the thread
-traded the interpreter lock at every switch interval (stop 30: about a fifth more worker CPU
-per article on ``--pages aeb``, see the README's Throughput).
+while the thread parsed: the thread then took about a third of the worker's CPU, and the loop
+and the thread traded the interpreter lock at every switch interval (``bench/THROUGHPUT.md``,
+the eleventh look).
 """
 
 from __future__ import annotations

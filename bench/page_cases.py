@@ -1,9 +1,9 @@
-"""Stream cases made of real news pages: ``bench.stream_throughput --pages aeb``.
+"""Stream cases made of real news pages: ``bench.stream_throughput``'s default (``--pages aeb``).
 
-The default cases (``tests.support.stream_cases``) are synthetic pages of about 4 KB, where
-the work of an article (parsing, both model calls) is small beside what the stream costs per
-message, which does not grow with the page. Real pages are tens to hundreds of KB of raw HTML;
-these cases let the bench measure the ratio on them: the AEB set's raw pages
+The synthetic cases (``tests.support.stream_cases``, ``--pages synthetic``) are pages of about
+4 KB, where the work of an article (parsing, both model calls) is small beside what the stream
+costs per message, which does not grow with the page. Real pages are tens to hundreds of KB of
+raw HTML; these cases let the bench measure the ratio on them: the AEB set's raw pages
 (``../shared/bench/aeb``), taken in turn, each with the case's marker written into its title
 and at the start of every paragraph, so the scripted provider knows which case a request is
 about, and with tag phrases read from the article's own text. Scenarios cycle as in the
