@@ -31,7 +31,7 @@ from article_runtime.enrichment.model import Entity
 from article_runtime.hygiene import hygiene_article
 from article_runtime.llm.policy import LLMRuntime
 from bench.cpu import machine_cpu_seconds, stolen_cpu_seconds
-from bench.page_cases import PAGE_SETS, page_articles
+from bench.page_cases import DEFAULT_PAGES, PAGE_SETS, page_articles
 from streams import event_loop
 from tests.integration.stream_support import ENTITY
 from tests.support.stream_cases import CaseArticle
@@ -96,7 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--in-flight", type=int, default=8)
     parser.add_argument("--loop", choices=event_loop.EVENT_LOOPS, default="uvloop")
-    parser.add_argument("--pages", choices=PAGE_SETS, default="synthetic")
+    parser.add_argument("--pages", choices=PAGE_SETS, default=DEFAULT_PAGES)
     args = parser.parse_args(argv)
     event_loop.use(args.loop)
     print(json.dumps(asyncio.run(main_async(args))), flush=True)

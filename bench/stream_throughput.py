@@ -68,7 +68,7 @@ from pathlib import Path
 import yaml
 
 from bench.cpu import cpu_seconds, cpu_split, machine_cpu_seconds, stolen_cpu_seconds
-from bench.page_cases import PAGE_SETS, page_articles
+from bench.page_cases import DEFAULT_PAGES, PAGE_SETS, page_articles
 from bench.produce_requests import COUNTS_ENV, WRITE_EVERY_S, Counts, read_counts
 from bench.profile_summary import print_profile
 from bench.retained import changelog_topic, records_on_topics, rss_bytes, table_bytes
@@ -446,7 +446,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--pages",
         choices=PAGE_SETS,
-        default="aeb",
+        default=DEFAULT_PAGES,
         help="the articles: the raw news pages of ../shared/bench/aeb, median about 116 KB "
         "(bench.page_cases; the default, the pages the runtime is for), or synthetic pages of "
         "about 4 KB (tests.support.stream_cases), where the stream's fixed cost per message "

@@ -98,9 +98,7 @@ def test_no_two_pages_are_parsed_at_once_wherever_each_is_parsed_and_whoever_sto
         for task, (_, cancel) in zip(tasks, pages_asked, strict=True):
             if cancel:
                 task.cancel()
-        results = await asyncio.gather(*tasks, return_exceptions=True)
-        await asyncio.to_thread(pages.shutdown)  # let a parse left running in the thread end
-        return results
+        return await asyncio.gather(*tasks, return_exceptions=True)
 
     try:
         results = asyncio.run(all_at_once())
