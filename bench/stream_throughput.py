@@ -581,6 +581,7 @@ def print_side_by_side(rounds: list[list[Run]]) -> None:
     row("worker CPU/article (ms)", per_article("workers"))
     row("  of which kernel (ms)", per_article("workers (kernel)"))
     row("  of which main thread (ms)", per_article("workers (main thread)"))
+    row("worker busy (cores each)", busy, "{:.2f}")
     row("broker CPU/article (ms)", per_article("broker"))
     if any("ECP stand-in" in r.cpu_s for runs in rounds for r in runs):
         row("ECP stand-in CPU/article (ms)", per_article("ECP stand-in"))
@@ -603,6 +604,15 @@ def print_side_by_side(rounds: list[list[Run]]) -> None:
     print(" requests: the workers' requests to the broker, each carrying records of several")
     print(" partitions and topics; aiokafka keeps one in flight per broker. stolen: time this")
     print(" virtual machine had work for but its host ran something else)")
+
+
+def busy(run: Run, _: Run) -> float | None:
+    """Each worker's CPU over the wall time (the in-process run's: its own). A worker that
+    does its work on one event loop can use about one core: near 1.0 it is working, below it
+    it waits (on the broker, a full window, a fetch), and its throughput is not its CPU's."""
+    if not run.wall_s > 0:
+        return None
+    return run.cpu_s["workers"] / run.wall_s / max(run.workers, 1)
 
 
 def _settled(rounds: list[list[Run]], column: int) -> str:

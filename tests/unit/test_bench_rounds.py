@@ -42,3 +42,18 @@ def test_one_round_prints_that_rounds_figures(capsys: pytest.CaptureFixture[str]
     assert _row(printed, "throughput / in-process") == ["1.00", "0.75"]
     assert _row(printed, "worker CPU/article (ms)") == ["10.0", "14.0"]
     assert _row(printed, "broker CPU/article (ms)") == ["-", "-"]
+
+
+def test_busy_is_each_workers_cpu_over_the_wall_time(capsys: pytest.CaptureFixture[str]) -> None:
+    # In-process: 80 art/s at 10 ms each, 0.80 of a core. One worker: 60 art/s at 14 ms, 0.84.
+    # Two workers: 100 art/s at 16 ms each article, 1.6 cores between them, 0.80 each.
+    print_side_by_side(
+        [
+            [
+                _run("in-process", 0, 80, 10.0),
+                _run("1 worker", 1, 60, 14.0),
+                _run("2 workers", 2, 100, 16.0),
+            ]
+        ]
+    )
+    assert _row(capsys.readouterr().out, "worker busy (cores each)") == ["0.80", "0.84", "0.80"]
