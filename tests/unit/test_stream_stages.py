@@ -615,6 +615,46 @@ def test_a_verdict_and_its_result_are_one_table_write(case: CaseArticle) -> None
     assert table.writes == 2
 
 
+def test_an_article_its_verdict_waited_for_and_the_result_are_one_table_write(
+    case: CaseArticle,
+) -> None:
+    """The verdict came first (the join reads both topics, in no order between them): the
+    article's reference travels with the result stored for that verdict."""
+    join = Join(case)
+    table = cast(WriteCounting, join.table)
+    assert join.verdict() == []  # no article yet
+    assert table.writes == 1  # the verdict, waiting
+    enriched_out(join.article(), "Q42", case)
+    assert table.writes == 2  # the reference, with the result
+    state = join.table[case.article_id]
+    article = case.answers.article
+    assert state["article"] == {
+        "partition": ASSEMBLED_AT[0],
+        "offset": ASSEMBLED_AT[1],
+        "hash": article.hashes.markdown,
+    }
+    assert list(state["results"]) == [f"Q42@{article.hashes.markdown}"]
+    enriched_out(join.article(), "Q42", case)  # a redelivered article: replayed, no write
+    assert table.writes == 2
+
+
+def test_an_article_whose_waiting_verdict_breaks_is_still_held(case: CaseArticle) -> None:
+    """No result stored for the verdict that waited: the reference is written on its own, so a
+    later verdict still finds the article."""
+    join = Join(case)
+    join.verdict()
+
+    async def broken(article: AssembledArticle, entity: Entity) -> dict[str, Any]:
+        raise RuntimeError("a bug in the enrichment")
+
+    join.join.enrich = broken
+    event = only(join.article(), ARTICLE_COMPENSATION)
+    assert (event["reason"], event["detail"]) == ("internal_error", "RuntimeError")
+    state = join.table[case.article_id]
+    assert state["article"]["hash"] == case.answers.article.hashes.markdown
+    assert state["results"] == {}
+
+
 def test_a_verdict_whose_enrichment_breaks_is_still_stored(case: CaseArticle) -> None:
     join = Join(case)
     join.article()
