@@ -180,18 +180,19 @@ class EnrichmentJoin:
         if order == "older":
             return []  # an older version: the join has moved on
         held = state["article"] if state else None
-        moved = state is None or order == "newer" or held is None or held["hash"] != markdown_hash
-        if state is None or moved:  # (moved when there was none: said for the type checker)
+        if state is None or order == "newer" or held is None or held["hash"] != markdown_hash:
             partition, offset = at
             ref = {"partition": partition, "offset": offset, "hash": markdown_hash}
             state = {**superseded(state, version, markdown_hash=markdown_hash), "article": ref}
         # Read into the model only when a verdict waits for it: usually none does yet.
         emits = await self._settle(article_id, state, lambda: _validated_now(record))
         # The reference reaches the table with the result ``_settle`` stores for a verdict that
-        # waited (one changelog record instead of two), or here when it stored none. Until
-        # then the input is not acked: a crash in between redelivers it.
+        # waited (one changelog record instead of two), or here when it stored none (or the
+        # table held it already). Until then the input is not acked: a crash in between
+        # redelivers it.
         stored = self._state(article_id)
-        if moved and (stored is None or stored["article"] != state["article"]):
+        held_now = None if stored is None else (stored["article"], stored["version"])
+        if held_now != (state["article"], state["version"]):
             self.table[article_id] = state
         return emits
 

@@ -33,9 +33,8 @@ from tests.support.stream_cases import (
 )
 
 PAGE_SETS = ("synthetic", "aeb")
-DEFAULT_PAGES = (
-    "aeb"  # the real pages: what both the stream bench and its yardstick run unless told
-)
+# The real pages: what both the stream bench and its yardstick run unless told.
+DEFAULT_PAGES = "aeb"
 TAG_WORDS = 2  # a tag phrase: two words read in a row from one block of the article
 TAGS = 5
 _NAME_ENDS = frozenset(b"> \t\r\n/")

@@ -615,6 +615,11 @@ def test_a_verdict_and_its_result_are_one_table_write(case: CaseArticle) -> None
     assert table.writes == 2
 
 
+async def broken_enrich(article: AssembledArticle, entity: Entity) -> dict[str, Any]:
+    """An enrichment with a bug in it."""
+    raise RuntimeError("a bug in the enrichment")
+
+
 def test_an_article_its_verdict_waited_for_and_the_result_are_one_table_write(
     case: CaseArticle,
 ) -> None:
@@ -643,11 +648,7 @@ def test_an_article_whose_waiting_verdict_breaks_is_still_held(case: CaseArticle
     later verdict still finds the article."""
     join = Join(case)
     join.verdict()
-
-    async def broken(article: AssembledArticle, entity: Entity) -> dict[str, Any]:
-        raise RuntimeError("a bug in the enrichment")
-
-    join.join.enrich = broken
+    join.join.enrich = broken_enrich
     event = only(join.article(), ARTICLE_COMPENSATION)
     assert (event["reason"], event["detail"]) == ("internal_error", "RuntimeError")
     state = join.table[case.article_id]
@@ -658,11 +659,7 @@ def test_an_article_whose_waiting_verdict_breaks_is_still_held(case: CaseArticle
 def test_a_verdict_whose_enrichment_breaks_is_still_stored(case: CaseArticle) -> None:
     join = Join(case)
     join.article()
-
-    async def broken(article: AssembledArticle, entity: Entity) -> dict[str, Any]:
-        raise RuntimeError("a bug in the enrichment")
-
-    join.join.enrich = broken
+    join.join.enrich = broken_enrich
     event = only(join.verdict(), ARTICLE_COMPENSATION)
     assert (event["reason"], event["detail"]) == ("internal_error", "RuntimeError")
     state = join.table[case.article_id]
