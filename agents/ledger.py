@@ -1,7 +1,8 @@
 """Ledger: what operators read. Per-article lineage, outcome counters and recent terminals.
 
-Every message of the flow is recorded once, by the stage that handles it, before that stage
-acks its input; no agent reads the topics a second time to learn what the stages already know:
+Every message of the flow is recorded once, by the stage that handles it, before the offset of
+its input is committed; no agent reads the topics a second time to learn what the stages
+already know:
 - a message someone else produced (an ingested page, an ECP verdict, an operator's redrive, a
   value no schema reads) when a stage takes it (``taken``);
 - a message a stage produced (an assembled or enriched article, a compensation event) once the
@@ -11,8 +12,9 @@ Status is recorded from what is durably on the topics, as before; what changed i
 it. Counters are one key per source partition (``"<partition>"`` -> counts by name): a Faust
 table's changelog follows the partition of the message being handled, so a key per partition
 keeps counts right across rebalances, and one record carries every count a message changed.
-Writes go through ``streams.coalesced``: at most one changelog record in flight per key,
-changes made meanwhile go out together as its next record.
+Changes go through ``streams.coalesced``: made in the tables at once, and written (a record
+per changed key) and confirmed before the consumer's next commit of the input offsets, not
+before each input is acked: nothing the flow produces depends on them.
 
 The lineage is kept for the retention period, so each entry holds only what a person reads:
 fields without a value are left out, each attempt is listed once (at the first message that
@@ -35,7 +37,6 @@ from faust.streams import current_event
 from agents.terminals import RECENT_TABLE, remembered
 from agents.versions import label, version_of
 from streams.coalesced import Coalesced
-from streams.consumer import epoch_of
 from streams.redrive import is_redrive_event
 from streams.routing import partition_count
 from streams.topics import (
@@ -47,7 +48,7 @@ from streams.topics import (
     ECP_VERDICT,
     partition_of,
 )
-from streams.wiring import Emit, Event, Wait, Wiring, nothing
+from streams.wiring import Emit, Event, Wiring
 
 STATUS_TABLE = "article_status"
 COUNTERS_TABLE = "outcome_counters"
@@ -197,43 +198,44 @@ class Seen:
 
 
 class Ledger:
-    """Writes the three tables for the stages; each call returns what to await before the
-    input is acked."""
+    """Changes the three tables for the stages; ``flush`` writes the changes before a commit."""
 
     def __init__(self, w: Wiring) -> None:
         self.w = w
-        status, counters = w.tables[STATUS_TABLE], w.tables[COUNTERS_TABLE]
-        recent = w.tables[RECENT_TABLE]
+        status = w.tables[STATUS_TABLE]
         self.status = status
-        self.lineage = Coalesced(status, status.confirmed)
-        self.counts = Coalesced(counters, counters.confirmed)
-        self.recent = Coalesced(recent, recent.confirmed)
-        self._epoch: int | None = None
+        self.lineage = Coalesced(status)
+        self.counts = Coalesced(w.tables[COUNTERS_TABLE])
+        self.recent = Coalesced(w.tables[RECENT_TABLE])
 
-    def taken(self, event: Event, record: dict[str, Any] | Emit) -> Wait:
+    async def flush(self) -> None:
+        """Every change so far, written and confirmed (``streams.coalesced``)."""
+        await asyncio.gather(self.lineage.flush(), self.counts.flush(), self.recent.flush())
+
+    def taken(self, event: Event, record: dict[str, Any] | Emit) -> None:
         """Record a message a stage just took (as ``Wiring.decode`` read it: the record, or
         the terminal event for a value that does not decode), if nobody else records it."""
         message = event.message
         if not recorded_when_taken(message.topic, record, message.partition):
-            return nothing
+            return
         entry, names = described(message.topic, record, message.offset)
         key = (message.key or b"").decode("utf-8", errors="replace")
         at = datetime.fromtimestamp(message.timestamp, UTC).isoformat()
         read = {} if isinstance(record, Emit) else record
         home = self._partition_of(message.topic, key)
-        return self._record(message, [Seen(message.topic, key, read, entry, names, home)], at)
+        self._record(message, [Seen(message.topic, key, read, entry, names, home)], at)
 
-    def made(self, emits: Sequence[Emit]) -> Wait:
+    def made(self, emits: Sequence[Emit]) -> None:
         """Record what a stage produced and the broker acknowledged, in the task of the
         message it was produced for; what landed on another partition is recorded there,
         when the hygiene stage takes it (``made_elsewhere``)."""
         event = current_event()
         mine = [e for e in emits if e.topic.name in MADE]
         if not mine:
-            return nothing
+            return
         if event is None:  # not inside a stage's message: nowhere to write it
             _log.warning("ledger: %d messages produced outside a stage's message", len(mine))
-            return nothing
+            return
         partition = event.message.partition
         seen = []
         for emit in mine:
@@ -244,42 +246,30 @@ class Ledger:
                 seen.append(one)
             elif not made_elsewhere(emit.record, landed):  # cannot be told apart when taken
                 _log.warning("ledger: a %s message off its partition has no origin", emit.topic)
-        return self._record(event.message, seen, datetime.now(UTC).isoformat())
+        self._record(event.message, seen, datetime.now(UTC).isoformat())
 
-    def _record(self, message: Any, seen: list[Seen], at: str) -> Wait:
-        self._follow(message)
+    def _record(self, message: Any, seen: list[Seen], at: str) -> None:
+        if not self.w.work.counts(message):
+            # Its assignment ended (or the flow stopped): it will be redelivered and recorded
+            # by whoever owns its partition, and its changes must not be written from here.
+            return
         partition = message.partition
         self.status.expire(partition, self.w.settings.retention_s)
-        waits = []
         counted = Counter(name for one in seen for name in one.names)
         if counted:
             held = self.counts.get(str(partition)) or {}
-            waits.append(self.counts.set(str(partition), dict(Counter(held) + counted)))
+            self.counts.set(str(partition), dict(Counter(held) + counted), partition)
         for one in seen:
             # An article off its partition (an outside producer's, which the stages end as
             # misrouted_key) gets no lineage entry: written here it would sit on the wrong
             # partition's changelog, where expiry and the views never look. It is counted.
             if one.partition == partition:
                 status = updated(self.lineage.get(one.key), one.topic, one.entry, at)
-                waits.append(self.lineage.set(one.key, status))
+                self.lineage.set(one.key, status, partition)
             if one.topic == ARTICLE_COMPENSATION.name and one.record.get("kind") == "terminal":
                 key = f"{partition}/{one.record['stage']}/{one.record['reason']}"
-                waits.append(self.recent.set(key, remembered(self.recent.get(key), one.record)))
-        return lambda: _all(waits)
+                self.recent.set(key, remembered(self.recent.get(key), one.record), partition)
 
     def _partition_of(self, topic: str, key: str) -> int:
         partitions = partition_count(self.w.app, BY_NAME[topic], self.w.settings.partitions)
         return partition_of(key, partitions)
-
-    def _follow(self, message: Any) -> None:
-        """A new assignment: changes the old one left unwritten are redone by the partitions'
-        next owners, which are redelivered their messages."""
-        epoch = epoch_of(message)
-        if epoch != self._epoch:
-            for pending in (self.lineage, self.counts, self.recent):
-                pending.forget()
-            self._epoch = epoch
-
-
-async def _all(waits: list[Wait]) -> None:
-    await asyncio.gather(*(wait() for wait in waits))

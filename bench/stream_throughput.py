@@ -287,8 +287,9 @@ def stage_seconds(workers: list[WorkerProcess]) -> dict[str, tuple[float, float]
 STAGE_SUM, STAGE_COUNT = "article_runtime_stage_seconds_sum", "article_runtime_stage_seconds_count"
 
 
-def quiet_records(connection: KafkaConnection, quiet_s: float = 2.0) -> dict[str, int]:
-    """Records on each topic once no more are written (table changes trail the outputs)."""
+def quiet_records(connection: KafkaConnection, quiet_s: float = 4.0) -> dict[str, int]:
+    """Records on each topic once no more are written: table changes trail the outputs, the
+    ledger's until the next commit (Faust commits every 2.8 s), so quiet means longer."""
     count, deadline = records_on_topics(connection), time.monotonic() + 120
     while time.monotonic() < deadline:
         time.sleep(quiet_s)

@@ -83,7 +83,9 @@ def create_app(
     tables = {name: table(app, name) for name in TABLES}
     work = transport.work
     w = Wiring(app, settings, AvroCodec(), tables, llm, work, metrics or FlowMetrics())
-    w.ledger = ledger.Ledger(w)
+    recorder = ledger.Ledger(w)
+    w.ledger = recorder
+    transport.before_commit.append(recorder.flush)
     for module in (hygiene, enrichment):
         module.register(w)
     if settings.ecp_standin is not None:

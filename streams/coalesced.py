@@ -1,87 +1,73 @@
-"""Table writes with at most one changelog record in flight per key.
+"""Table changes held until the next commit, then written together: one record per key.
 
-The ledger changes two tables for every message of the flow: the article's lineage and its
-partition's counters. Each change was a changelog record of its own, produced and confirmed
-one by one, and most were overwritten a moment later (a busy partition bumps its counters on
-every message; hygiene takes a page and makes its fallback events and its article at once).
-Here a change goes out at once when its key has no record in flight, and otherwise waits for that
-record and then goes out together with every change made meanwhile, as the key's next record:
-under load a hot key writes one record per round trip instead of one per message, and a quiet
-flow writes as before, without waiting.
+The ledger changes three tables for every message of the flow: the article's lineage, its
+partition's counters and, for a terminal event, the recent terminals. Written and confirmed
+one message at a time, they were about five of the thirteen records an article costs, and
+most were overwritten a moment later (a busy partition bumps its counters on every message;
+an article's lineage changes with each of its messages). Nothing the flow produces depends on
+them, so they follow the rule Kafka Streams keeps for its state stores: a change is made in
+memory at once (the views read it there), and its record is written and confirmed before the
+next commit of the offsets, which is when the input that made it stops being redelivered.
+Between two commits a key's changes go out as one record holding the latest value.
 
-What holds, as with a write per change:
-- a message is acked only once a record holding its change is confirmed (``durable``);
-- changes are read back in the order they were made (``get`` reads through what is pending);
-- a record is produced in the task of a message that changed the key, so Faust sends it to
-  that message's changelog partition (keys here follow their source partition);
-- changes of an assignment that ended are dropped unwritten (``forget``): their messages are
-  redelivered to the partition's next owner, which makes them again on what the table holds.
+What holds, as with a record per change:
+- no input offset is committed before a confirmed record holds every change its message made
+  (the consumer awaits ``flush`` before each commit, and at a revocation or shutdown);
+- changes are read back at once, in the order they were made (the table holds them);
+- a record goes to the changelog partition the change was made for (keys here follow their
+  source partition), though it is sent from the commit, outside the message; changes are made
+  only for messages of the running assignment (``streams.consumer.InFlightWork.counts``), and
+  its end (revocation, shutdown) flushes them before its last commit, so none is written to a
+  partition the worker no longer owns;
+- a worker that dies between two commits loses the held changes and its uncommitted offsets
+  together: its successor is redelivered those messages and records them.
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
+
+
+class HeldTable(Protocol):
+    """What ``Coalesced`` needs of a table (``streams.tables.StateTable``)."""
+
+    def get(self, key: Any, default: Any, /) -> Any: ...
+
+    def hold(self, key: str, value: Any) -> bytes: ...
+
+    def send_held(self, key: str, held: bytes, partition: int) -> None: ...
+
+    def all_confirmed(self) -> Awaitable[None]: ...
 
 
 @dataclass
 class Coalesced:
-    """One table's writes; ``set`` in message order, then await what it returns."""
+    """One table's changes; ``set`` them as messages make them, ``flush`` before a commit."""
 
-    table: MutableMapping[str, Any]
-    confirm: Callable[[str], Awaitable[None]]  # until the key's latest record is confirmed
-    _latest: dict[str, tuple[int, Any]] = field(default_factory=dict)  # not yet confirmed
-    _confirmed: dict[str, int] = field(default_factory=dict)  # of keys in _latest
-    _writing: dict[str, asyncio.Future[None]] = field(default_factory=dict)
-    _changes: int = 0
+    table: HeldTable
+    _held: dict[str, tuple[int, bytes]] = field(default_factory=dict)  # key: partition, value
 
     def get(self, key: str, default: Any = None) -> Any:
         """The value ``key`` has with every change made so far."""
-        if key in self._latest:
-            return self._latest[key][1]
         return self.table.get(key, default)
 
-    def set(self, key: str, value: Any) -> Callable[[], Awaitable[None]]:
-        """Change ``key``; the result waits until a record holding this change is confirmed."""
-        self._changes += 1
-        change = self._changes
-        self._latest[key] = (change, value)
-        return lambda: self.durable(key, change)
+    def set(self, key: str, value: Any, partition: int) -> None:
+        """Change ``key`` now; its record (to ``partition``'s changelog) goes with the next
+        ``flush``."""
+        self._held[key] = (partition, self.table.hold(key, value))
 
-    async def durable(self, key: str, change: int) -> None:
-        """Until ``change`` of ``key`` is in a confirmed record: written now when no record of
-        the key is in flight, else with the next one."""
-        while key in self._latest and self._confirmed.get(key, 0) < change:
-            writing = self._writing.get(key)
-            if writing is not None:
-                await asyncio.shield(writing)
-            else:
-                await self._write(key)
-        # Not pending any more: confirmed (or forgotten with its assignment, and redelivered).
-
-    async def _write(self, key: str) -> None:
-        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._writing[key] = done
-        change, value = self._latest[key]
-        try:
-            self.table[key] = value
-            await self.confirm(key)
-            if self._latest.get(key, (None,))[0] == change:
-                del self._latest[key]  # nothing newer: the table holds the value
-                self._confirmed.pop(key, None)
-            elif key in self._latest:
-                self._confirmed[key] = change
-        finally:
-            del self._writing[key]
-            done.set_result(None)
-
-    def forget(self) -> None:
-        """Drop every change not yet written: the assignment they were made in ended."""
-        self._latest.clear()
-        self._confirmed.clear()
+    async def flush(self) -> None:
+        """Write every key changed since the last flush, its latest value, and return once the
+        broker has confirmed every record of the table sent so far: these, and those of a
+        flush still waiting (a periodic commit's beside a revocation's). Changes made
+        meanwhile wait for the next flush."""
+        held, self._held = self._held, {}
+        for key, (partition, value) in held.items():
+            self.table.send_held(key, value, partition)
+        await self.table.all_confirmed()
 
     @property
     def pending(self) -> int:
-        return len(self._latest)
+        return len(self._held)

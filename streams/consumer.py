@@ -41,7 +41,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Coroutine, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping
 from time import monotonic
 from typing import Any, ClassVar, cast
 
@@ -159,6 +159,11 @@ class InFlightWork:
                 )
         return len(tasks)
 
+    def counts(self, message: Message) -> bool:
+        """Whether what is done for ``message`` now counts, as its ack would
+        (``CommitGate``): it belongs to the running assignment, and the flow runs."""
+        return self._gate.open and epoch_of(message) == self._gate.epoch
+
     @property
     def flowing(self) -> bool:
         """Whether the current epoch's messages are being processed (the flow runs)."""
@@ -274,6 +279,7 @@ class Consumer(faust_aiokafka.Consumer):
 
     def __init__(self, transport: Transport, *args: Any, **kwargs: Any) -> None:
         self.gate, self.work = transport.gate, transport.work
+        self.before_commit = transport.before_commit
         super().__init__(transport, *args, **kwargs)
         self.callback = self._delivering(self.callback)
 
@@ -400,6 +406,7 @@ class Consumer(faust_aiokafka.Consumer):
         if abandoned:
             self.log.info("abandoned %d messages in flight; they will be redelivered", abandoned)
         self._unacked_messages.clear()
+        await self._before_commit()  # even with nothing to commit: no change outlives the epoch
         await self.commit_and_end_transactions()
 
     # -- acks and commits ---------------------------------------------------------------------
@@ -427,9 +434,15 @@ class Consumer(faust_aiokafka.Consumer):
     def _filter_committable_offsets(self, tps: Any) -> dict[TP, int]:
         return self.gate.committable(tps)
 
+    async def _before_commit(self) -> None:
+        """Table changes held for the commit (``streams.coalesced``), written and confirmed."""
+        for flush in self.before_commit:
+            await flush()
+
     async def _commit_offsets(
         self, offsets: Mapping[TP, int], start_new_transaction: bool = True
     ) -> bool:
+        await self._before_commit()
         did_commit: bool = await super()._commit_offsets(offsets, start_new_transaction)
         if did_commit:
             self.gate.committed(offsets)
@@ -449,4 +462,7 @@ class Transport(faust_aiokafka.Transport):
         super().__init__(*args, **kwargs)
         self.gate = CommitGate()
         self.work = InFlightWork(self.gate)
+        # Awaited before every commit of offsets: what must be durable before the inputs that
+        # made it stop being redelivered (the ledger's held changes).
+        self.before_commit: list[Callable[[], Awaitable[None]]] = []
         self.app.sensors.add(DeliverySensor(self.gate))

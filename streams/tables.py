@@ -7,7 +7,9 @@ Three things Faust's ``Table`` does not offer:
   change. Here a change goes to the producer in order, past Faust's buffer and topic layers
   (``streams.changelog``), and agents await ``confirmed`` before their input is acked (and the
   enrichment agent before it produces an output that depends on the change); a change that
-  could not be written ends the worker without a commit, as a failed output does.
+  could not be written ends the worker without a commit, as a failed output does. Changes
+  nothing depends on (the ledger's) can instead be held in memory and sent before the next
+  commit (``hold``, ``send_held``, ``all_confirmed``: ``streams.coalesced``).
 - Forgetting. Per-article state (ladder, join, lineage) would grow without bound in a
   long-running worker; ``expire`` drops keys untouched for the retention period, one source
   partition at a time, from inside the owning agent (a deletion is a changelog tombstone on
@@ -136,14 +138,33 @@ class StateTable(faust.Table):  # type: ignore[type-arg]  # faust.Table's parame
     def on_key_set(self, key: Any, value: Any) -> None:
         partition = cast(int, self.partition_for_key(key))
         self.send_changelog(partition, key, value)
+        self._touched[key] = time.time()
         self._maybe_set_key_ttl(key, partition)
         self._sensor_on_set(self, key, value)
 
     def on_key_del(self, key: Any) -> None:
         partition = cast(int, self.partition_for_key(key))
         self.send_changelog(partition, key, value=None, value_serializer="raw")
+        self._touched.pop(key, None)
         self._maybe_del_key_ttl(key, partition)
         self._sensor_on_del(self, key)
+
+    def hold(self, key: str, value: Any) -> bytes:
+        """Change ``key`` in memory only, for changes whose record waits for the next commit
+        (``streams.coalesced``); the packed value is what ``send_held`` writes."""
+        held = packed(value)
+        self.data[key] = held
+        self._touched[key] = time.time()
+        return held
+
+    def send_held(self, key: str, held: bytes, partition: int) -> None:
+        """The record of a change ``hold`` made, to ``partition``'s changelog: sent from the
+        commit, outside any message, so the partition is given rather than the current
+        event's. A key that expired meanwhile stays deleted (its tombstone is on its way).
+
+        Sending does not count as touching the key: it expires by when it last changed."""
+        if key in self.data:
+            self.send_changelog(partition, key, held)
 
     def send_changelog(  # type: ignore[override]  # a future of the record, not Faust's message
         self,
@@ -166,7 +187,6 @@ class StateTable(faust.Table):  # type: ignore[type-arg]  # faust.Table's parame
         )
         acked = self._sends.send(topic.get_topic_name(), final_key, final_value, partition)
         self._latest[key] = acked
-        self._touched[key] = time.time()
         acked.add_done_callback(lambda done: self._sent(key, done))
         return acked
 
@@ -203,6 +223,10 @@ class StateTable(faust.Table):  # type: ignore[type-arg]  # faust.Table's parame
             raise  # the work or the loop is ending, not the write failing
         except Exception:
             exit_without_commit(f"changelog {self.name}: a change was not written")
+
+    async def all_confirmed(self) -> None:
+        """Return once every change sent so far is acknowledged (``confirmed`` of each key)."""
+        await asyncio.gather(*(self.confirmed(key) for key in list(self._latest)))
 
     def expire(self, partition: int, max_age_s: float) -> int:
         """Drop this partition's keys untouched for ``max_age_s`` (sweeps at most once a minute).

@@ -48,16 +48,13 @@ class Emit:
     record: dict[str, Any]
 
 
-Wait = Callable[[], Awaitable[None]]
-
-
 class Recorder(Protocol):
     """Where the stages record the flow's messages for operators (``agents.ledger``): each
-    call changes the record at once and returns what to await before the input is acked."""
+    call changes the record at once; the consumer makes it durable before its next commit."""
 
-    def taken(self, event: Event, record: dict[str, Any] | Emit) -> Wait: ...
+    def taken(self, event: Event, record: dict[str, Any] | Emit) -> None: ...
 
-    def made(self, emits: Sequence[Emit]) -> Wait: ...
+    def made(self, emits: Sequence[Emit]) -> None: ...
 
 
 # Messages an agent's channel holds ahead of its window, per model call in flight, and at most
@@ -80,16 +77,11 @@ def queue_size(calls_in_flight: int) -> int:
 class Unrecorded:
     """No record kept (a wiring without the ledger's tables)."""
 
-    def taken(self, event: Event, record: dict[str, Any] | Emit) -> Wait:
-        return nothing
+    def taken(self, event: Event, record: dict[str, Any] | Emit) -> None:
+        return None
 
-    def made(self, emits: Sequence[Emit]) -> Wait:
-        return nothing
-
-
-async def nothing() -> None:
-    """A ``Wait`` with nothing to wait for."""
-    return None
+    def made(self, emits: Sequence[Emit]) -> None:
+        return None
 
 
 @dataclass
@@ -145,8 +137,8 @@ class Wiring:
             return Emit(ARTICLE_COMPENSATION, record["article_id"], record)
 
     async def publish(self, emits: Iterable[Emit]) -> None:
-        """Produce every message, wait until the broker has each one, then until the ledger's
-        record of them is durable too.
+        """Produce every message, wait until the broker has each one, then record them in the
+        ledger.
 
         Values are our codec's bytes, so they go to Faust's producer as they are: a topic's
         ``send`` only passed them through its serializers, a future of its own and two sensor
@@ -165,7 +157,7 @@ class Wiring:
                 futures.append(await sent)  # partition by key (murmur2), stamped now, no headers
             # Shielded: abandoning this work must not cancel the producer's own futures.
             await asyncio.shield(asyncio.gather(*futures))
-            await self.ledger.made(emits)()
+            self.ledger.made(emits)
         except Exception:
             exit_without_commit("publish failed")
         self.metrics.on_published(emits)
@@ -182,9 +174,8 @@ class Wiring:
         key = (event.message.key or b"").decode("utf-8", errors="replace")
         with article_scope(key, stage), self.metrics.processing(stage):
             record = self.decode(event)
-            taken = self.ledger.taken(event, record)
+            self.ledger.taken(event, record)
             await self.publish(await outcomes(self, event, record, stage, handle))
-            await taken()
 
     async def consume(self, stream: faust.StreamT[bytes], stage: Stage, handle: Handler) -> None:
         """An agent's whole loop, one message at a time: process it, then ack it."""

@@ -1,5 +1,6 @@
-"""Coalesced table writes: at most one record in flight per key, nothing acked before a
-confirmed record holds it, and the table ends with the last value of every key."""
+"""Table changes held until the commit (``streams.coalesced``): read back at once, written as
+one record per changed key with its latest value and the partition it was made for, and
+``flush`` returns only once a confirmed record holds every change made before it."""
 
 from __future__ import annotations
 
@@ -12,29 +13,35 @@ from hypothesis import strategies as st
 from streams.coalesced import Coalesced
 
 
-class Broker(dict[str, Any]):
-    """A table whose records are confirmed when the test says so, in any order."""
+class Table(dict[str, Any]):
+    """A table whose records the broker confirms when the test says so, in any order."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.records: list[tuple[str, Any]] = []
-        self.unconfirmed: dict[str, asyncio.Event] = {}
-        self.confirmed: dict[str, Any] = {}  # each key's last confirmed value
+        self.records: list[tuple[str, bytes, int]] = []  # key, packed value, partition
+        self.unconfirmed: dict[str, list[asyncio.Event]] = {}  # each key's records in flight
+        self.confirmed_values: dict[str, bytes] = {}  # each key's last confirmed value
 
-    def __setitem__(self, key: str, value: Any) -> None:
-        assert key not in self.unconfirmed, f"two records of {key} in flight"
-        super().__setitem__(key, value)
-        self.records.append((key, value))
-        self.unconfirmed[key] = asyncio.Event()
+    def hold(self, key: str, value: Any) -> bytes:
+        self[key] = value
+        return str(value).encode()
 
-    async def confirm(self, key: str) -> None:
-        waiting = self.unconfirmed.get(key)
-        if waiting is not None:
+    def send_held(self, key: str, held: bytes, partition: int) -> None:
+        self.records.append((key, held, partition))
+        self.unconfirmed.setdefault(key, []).append(asyncio.Event())
+
+    async def all_confirmed(self) -> None:
+        for waiting in [e for events in self.unconfirmed.values() for e in events]:
             await waiting.wait()
 
     def release(self, key: str) -> None:
-        self.confirmed[key] = self[key]
-        self.unconfirmed.pop(key).set()
+        """The broker confirms the key's records so far (a partition's, in order)."""
+        self.confirmed_values[key] = self._last(key)
+        for waiting in self.unconfirmed.pop(key):
+            waiting.set()
+
+    def _last(self, key: str) -> bytes:
+        return [held for k, held, _ in self.records if k == key][-1]
 
 
 async def settle() -> None:
@@ -44,76 +51,74 @@ async def settle() -> None:
 
 @settings(max_examples=200, deadline=None)
 @given(
-    changes=st.lists(
-        st.tuples(st.sampled_from("abc"), st.integers(0, 99)), min_size=1, max_size=30
+    steps=st.lists(
+        st.one_of(
+            st.tuples(st.sampled_from("abc"), st.integers(0, 5)),
+            st.just("flush"),
+            st.just("confirm"),
+        ),
+        min_size=1,
+        max_size=40,
     ),
-    data=st.data(),
 )
-def test_every_change_is_acked_only_once_a_confirmed_record_holds_it(
-    changes: list[tuple[str, int]], data: st.DataObject
+def test_a_flush_returns_only_once_a_confirmed_record_holds_every_change_before_it(
+    steps: list[Any],
 ) -> None:
     async def scenario() -> None:
-        broker = Broker()
-        writes = Coalesced(broker, broker.confirm)
-        tasks: list[tuple[str, int, asyncio.Task[None]]] = []
-        made: dict[str, list[int]] = {}
-        for key, value in changes:
-            wait = writes.set(key, value)
-            made.setdefault(key, []).append(value)
-            assert writes.get(key) == value  # read back in the order made
-            tasks.append((key, len(made[key]) - 1, asyncio.ensure_future(wait())))
+        table = Table()
+        writes = Coalesced(table)
+        made: dict[str, Any] = {}  # each key's latest value and partition
+        flushes: list[tuple[dict[str, Any], asyncio.Task[None]]] = []
+        for n, step in enumerate(steps):  # a change's value is its step: later is larger
+            if step == "flush":
+                flushes.append((dict(made), asyncio.ensure_future(writes.flush())))
+            elif step == "confirm":
+                for key in sorted(table.unconfirmed):
+                    table.release(key)
+            else:
+                key, partition = step
+                writes.set(key, n, partition)
+                made[key] = (n, partition)
+                assert writes.get(key) == n  # read back at once, in the order made
             await settle()
-            while broker.unconfirmed:
-                if not data.draw(st.booleans()):
-                    break
-                broker.release(data.draw(st.sampled_from(sorted(broker.unconfirmed))))
-                await settle()
-            for k, n, task in tasks:
-                if task.done():  # acked: a confirmed record holds change n of k, or a later one
-                    held = broker.confirmed.get(k)
-                    assert held in made[k][n:], (k, n, held)
-        while broker.unconfirmed:
-            broker.release(sorted(broker.unconfirmed)[0])
-            await settle()
-        await asyncio.gather(*(task for _, _, task in tasks))
-        assert dict(broker) == {key: values[-1] for key, values in made.items()}
-        assert len(broker.records) <= len(changes)
+            for before, task in flushes:
+                if task.done():  # a confirmed record holds each change made before it, or later
+                    for key, (value, _) in before.items():
+                        assert int(table.confirmed_values.get(key, b"-1")) >= value, key
+        last = asyncio.ensure_future(writes.flush())
+        await settle()
+        for key in sorted(table.unconfirmed):
+            table.release(key)
+        await asyncio.gather(last, *(task for _, task in flushes))
+        # The latest record of every key holds its latest value, for its latest partition.
+        latest = {key: (held, partition) for key, held, partition in table.records}
+        assert latest == {k: (str(v).encode(), p) for k, (v, p) in made.items()}
         assert writes.pending == 0
 
     asyncio.run(scenario())
 
 
-def test_changes_made_while_a_record_is_in_flight_go_out_as_one() -> None:
-    async def scenario() -> Broker:
-        broker = Broker()
-        writes = Coalesced(broker, broker.confirm)
-        first = asyncio.ensure_future(writes.set("k", 1)())
+def test_changes_between_two_flushes_go_out_as_one_record_per_key() -> None:
+    async def scenario() -> Table:
+        table = Table()
+        writes = Coalesced(table)
+        for n in (1, 2, 3):
+            writes.set("k", n, 4)
+        writes.set("j", 7, 2)
+        assert table.records == []  # nothing is written before the commit asks
+        flushing = asyncio.ensure_future(writes.flush())
         await settle()
-        later = [asyncio.ensure_future(writes.set("k", n)()) for n in (2, 3, 4)]
-        await settle()
-        assert broker.records == [("k", 1)]  # the others wait for it
-        broker.release("k")
-        await settle()
-        assert first.done() and not any(t.done() for t in later)
-        broker.release("k")
-        await asyncio.gather(first, *later)
-        return broker
+        assert not flushing.done()  # the broker has not confirmed them yet
+        writes.set("k", 5, 4)  # made during the flush: waits for the next one
+        table.release("k")
+        table.release("j")
+        await flushing
+        return table
 
-    assert asyncio.run(scenario()).records == [("k", 1), ("k", 4)]
+    assert asyncio.run(scenario()).records == [("k", b"3", 4), ("j", b"7", 2)]
 
 
-def test_changes_of_an_ended_assignment_are_never_written() -> None:
-    async def scenario() -> Broker:
-        broker = Broker()
-        writes = Coalesced(broker, broker.confirm)
-        first = asyncio.ensure_future(writes.set("k", 1)())
-        await settle()
-        dropped = asyncio.ensure_future(writes.set("k", 2)())
-        await settle()
-        writes.forget()  # the partition was revoked: its messages will be redelivered
-        assert writes.get("k") == 1  # what the table holds
-        broker.release("k")
-        await asyncio.gather(first, dropped)
-        return broker
-
-    assert asyncio.run(scenario()).records == [("k", 1)]
+def test_a_flush_with_nothing_changed_writes_nothing() -> None:
+    table = Table()
+    asyncio.run(Coalesced(table).flush())
+    assert table.records == []

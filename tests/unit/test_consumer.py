@@ -7,6 +7,7 @@ import asyncio
 from typing import Any, cast
 
 import pytest
+from faust.transport.drivers import aiokafka as faust_aiokafka
 from faust.types import TP
 from faust.types.tuples import ConsumerMessage
 from hypothesis import assume, given
@@ -196,3 +197,40 @@ def test_the_worker_consumer_fetches_in_batches_of_its_settings() -> None:
     finally:
         thread.thread_loop.close()  # made with the thread, which never starts here
     assert FETCH_MIN_BYTES > 1
+
+
+def test_held_table_changes_are_confirmed_before_a_commit_and_at_every_revocation(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The ledger's changes wait for the commit (``streams.coalesced``): the consumer has them
+    written and confirmed before it commits offsets, and when an assignment ends (revocation,
+    shutdown) even with nothing to commit, so none outlives it."""
+    w = create_app(WorkerSettings(KafkaConnection("127.0.0.1:9")), None)
+    consumer = cast(Consumer, w.app.consumer)
+    order: list[str] = []
+
+    async def flush() -> None:
+        await asyncio.sleep(0)  # a flush waits for the broker
+        order.append("flushed")
+
+    async def commit_offsets(*_: Any, **__: Any) -> bool:
+        order.append("committed")
+        return True
+
+    async def commit_and_end_transactions() -> None:
+        order.append("commit asked")
+
+    try:
+        assert consumer.before_commit == [cast(Any, w.ledger).flush]  # what create_app hooks
+        consumer.before_commit[:] = [flush]
+        monkeypatch.setattr(faust_aiokafka.Consumer, "_commit_offsets", commit_offsets)
+        monkeypatch.setattr(consumer, "commit_and_end_transactions", commit_and_end_transactions)
+
+        async def main() -> None:
+            assert await consumer._commit_offsets({TP("article.ingested", 0): 5})
+            await consumer.wait_empty()
+
+        asyncio.run(main())
+    finally:
+        consumer._thread.thread_loop.close()
+    assert order == ["flushed", "committed", "flushed", "commit asked"]
