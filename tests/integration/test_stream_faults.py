@@ -15,11 +15,11 @@ import pytest
 from streams.consumer import DROP_ONCE_ENV
 from streams.topics import ARTICLE_INGESTED, PARTITIONS, partition_of
 from streams.worker_process import WorkerProcess
-from tests.integration.fault_scenarios import SCENARIOS, run_scenario
+from tests.integration.fault_scenarios import SCENARIOS, committed_lag, run_scenario
 from tests.integration.stream_support import Flow, repeatedly
 from tests.llm_support import FALLBACK, PRIMARY
 from tests.support.openai_server import ScriptedOpenAIServer
-from tests.support.stream_cases import make_articles, responder
+from tests.support.stream_cases import expected, make_articles, responder
 
 pytestmark = pytest.mark.kafka
 ARTICLES = 60
@@ -134,3 +134,43 @@ def test_a_message_dropped_on_its_way_to_the_agents_is_read_again(
     log = (kafka_flow.work / "w1.log").read_text()
     assert "dropping" in log, "the fault was never injected"
     assert "was dropped before reaching an agent" in log and "reading it again" in log
+
+
+def test_a_worker_killed_after_its_commit_leaves_every_committed_article_s_lineage(
+    kafka_flow: Flow, server: ScriptedOpenAIServer
+) -> None:
+    """The ledger's records wait for the commit (``streams.coalesced``), so a commit must find
+    them written: once the group has committed past every input, a SIGKILL (no revocation, no
+    last flush) loses nothing, and the next worker reads every lineage back from the
+    changelog, since committed inputs are never redelivered to record them again."""
+    cases = make_articles(40, seed=23)
+    server.respond_with(responder(cases, PRIMARY, FALLBACK))
+    ids = [c.article_id for c in cases]
+    group = "article-runtime-lineage"
+    first = kafka_flow.worker("first", app_id=group)
+    with first:
+        first.start()
+        kafka_flow.publish_cases(cases)
+        kafka_flow.follow(ids, timeout_s=180)
+        deadline = time.monotonic() + 60
+        while committed_lag(kafka_flow.connection, group) != 0:
+            assert time.monotonic() < deadline, "the first worker never committed every input"
+            time.sleep(0.5)
+        first.kill()
+
+    second = kafka_flow.worker("second", app_id=group)
+    with second:
+        second.start(timeout_s=120)
+        deadline = time.monotonic() + 60
+        while second.get("/counters/") is None:  # 503 while it reads its tables back
+            assert time.monotonic() < deadline, "the second worker never recovered"
+            time.sleep(0.5)
+        missing: dict[str, set[str]] = {}
+        for case in cases:
+            final = "enriched" if expected(case).enrichment_ok else "compensation_terminal"
+            wanted = {"ingested", "assembled", "ecp_approved", final}
+            lineage: Any = second.get(f"/articles/{case.article_id}/")
+            stages = {e["stage"] for e in lineage["events"]} if lineage else set()
+            if not wanted <= stages:
+                missing[case.article_id] = wanted - stages
+    assert not missing, f"{len(missing)} of {len(cases)}: {sorted(missing.items())[:3]}"
