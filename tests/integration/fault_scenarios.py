@@ -441,7 +441,6 @@ class Run:
                 if hangs:
                     self.result.notes.append(f"{worker.log_path.stem}: {hangs}x wait_empty")
 
-
     def incomplete_lineage(self, timeout_s: float = 30.0) -> list[str]:
         """Articles whose lineage, as the views show it once all settled, misses a stage
         their outputs went through. The ledger's records wait for the commit
