@@ -185,6 +185,8 @@ def from_json_line(source: str, line: bytes) -> Input:
         except OSError as error:
             detail = f"html_path {item.html_path}: {error.strerror or type(error).__name__}"
             return Refused(source, "unreadable_input", detail)
+        except ValueError as error:  # a path no file system takes: a NUL byte in it
+            return Refused(source, "unreadable_input", f"html_path: {error}")
     feed = None if item.feed is None else item.feed.model_dump()
     return prepared(
         source,

@@ -95,6 +95,7 @@ def test_bad_lines_are_refused_with_their_reason(tmp_path: Path) -> None:
         line(article_id=" a", url="u", html=PAGE): "invalid_article_id",
         line(article_id="a\nb", url="u", html=PAGE): "invalid_article_id",
         line(article_id="a", url="u", html_path=str(tmp_path / "gone.html")): "unreadable_input",
+        line(article_id="a", url="u", html_path="a\x00b"): "unreadable_input",  # no such path
         line(article_id="a", url="u", html=""): "empty_html",
         line(article_id="a", url="u", html="%PDF-1.7 \x00\x01"): "not_html",
     }
