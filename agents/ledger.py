@@ -202,9 +202,8 @@ class Ledger:
 
     def __init__(self, w: Wiring) -> None:
         self.w = w
-        status = w.tables[STATUS_TABLE]
-        self.status = status
-        self.lineage = Coalesced(status)
+        self.status = w.tables[STATUS_TABLE]
+        self.lineage = Coalesced(self.status)
         self.counts = Coalesced(w.tables[COUNTERS_TABLE])
         self.recent = Coalesced(w.tables[RECENT_TABLE])
 
