@@ -452,25 +452,23 @@ class Run:
         missing: dict[str, set[str]] = {}
         deadline = time.monotonic() + timeout_s
         for case in self.cases:
-            wanted = lineage_stages(case)
-            while True:
-                lineage = live.get(f"/articles/{case.article_id}/")
-                stages = {e["stage"] for e in lineage["events"]} if lineage else set()
-                if wanted <= stages or time.monotonic() > deadline:
-                    break
+            while (gap := missing_stages(live, case)) and time.monotonic() <= deadline:
                 time.sleep(0.5)  # a view proxied to an owner still recovering
-            if not wanted <= stages:
-                missing[case.article_id] = wanted - stages
+            if gap:
+                missing[case.article_id] = gap
         if not missing:
             return []
         first = sorted(missing.items())[:3]
         return [f"{len(missing)} articles' lineage incomplete, e.g. {first}"]
 
 
-def lineage_stages(case: CaseArticle) -> set[str]:
-    """The stages a settled article's lineage shows (the ECP stand-in approves every one)."""
+def missing_stages(worker: WorkerProcess, case: CaseArticle) -> set[str]:
+    """The stages a settled article's lineage must show (the ECP stand-in approves every one)
+    that ``worker``'s view of it does not."""
     final = "enriched" if expected(case).enrichment_ok else "compensation_terminal"
-    return {"ingested", "assembled", "ecp_approved", final}
+    lineage = worker.get(f"/articles/{case.article_id}/")
+    shown = {e["stage"] for e in lineage["events"]} if lineage else set()
+    return {"ingested", "assembled", "ecp_approved", final} - shown
 
 
 def _stage(outcome: ArticleOutcome) -> str:

@@ -18,7 +18,7 @@ from streams.worker_process import WorkerProcess
 from tests.integration.fault_scenarios import (
     SCENARIOS,
     committed_lag,
-    lineage_stages,
+    missing_stages,
     run_scenario,
 )
 from tests.integration.stream_support import Flow, repeatedly
@@ -170,11 +170,5 @@ def test_a_worker_killed_after_its_commit_leaves_every_committed_article_s_linea
         while second.get("/counters/") is None:  # 503 while it reads its tables back
             assert time.monotonic() < deadline, "the second worker never recovered"
             time.sleep(0.5)
-        missing: dict[str, set[str]] = {}
-        for case in cases:
-            wanted = lineage_stages(case)
-            lineage: Any = second.get(f"/articles/{case.article_id}/")
-            stages = {e["stage"] for e in lineage["events"]} if lineage else set()
-            if not wanted <= stages:
-                missing[case.article_id] = wanted - stages
+        missing = {c.article_id: gap for c in cases if (gap := missing_stages(second, c))}
     assert not missing, f"{len(missing)} of {len(cases)}: {sorted(missing.items())[:3]}"
