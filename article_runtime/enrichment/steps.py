@@ -26,11 +26,13 @@ from typing import Any, get_args
 from pydantic import ValidationError
 
 from article_runtime import contracts
+from article_runtime.enrichment.grounding import Evidence, unsupported_words
 from article_runtime.enrichment.model import EnrichmentInput, EnrichmentProposal, Sentiment, Tag
 from article_runtime.enrichment.tag_language import (
+    body_names,
     foreign_language,
     foreign_scripts,
-    is_grounded,
+    is_name_only,
 )
 from article_runtime.harness.runner import StepFailure, parse_json
 from article_runtime.text import words
@@ -64,6 +66,10 @@ class Run:
     @property
     def language(self) -> str | None:
         return self.inp.language
+
+    def evidence(self, tag: Tag) -> list[str]:
+        """The texts of the blocks ``tag`` cites (known IDs: ``evidence_ids`` ran first)."""
+        return [self.texts[block_id] for block_id in tag.evidence_block_ids]
 
 
 def json_parseable(run: Run) -> None:
@@ -126,13 +132,22 @@ def tag_language(run: Run) -> None:
         foreign = foreign_scripts(tag.tag, body_scripts)
         if foreign:
             raise StepFailure("tag_script_mismatch", f"{tag.tag!r}: {', '.join(sorted(foreign))}")
-    other = foreign_language([tag.tag for tag in run.tags], run.language)
+    names = body_names([b.text for b in run.inp.blocks if not b.heading], run.language)
+    worded = [
+        tag.tag
+        for tag in run.tags
+        if not is_name_only(tag.tag, run.evidence(tag), names, run.language)
+    ]
+    other = foreign_language(worded, run.language)
     if other is not None:
         raise StepFailure("tag_language_mismatch", f"tags read as {other}, not {run.language}")
     for tag in run.tags:
-        evidence = [run.texts[i] for i in tag.evidence_block_ids]
-        if not is_grounded(tag.tag, evidence, run.language):
-            raise StepFailure("tag_not_grounded", f"{tag.tag!r} in {tag.evidence_block_ids}")
+        missing = unsupported_words(tag.tag, Evidence.of(run.evidence(tag), run.language))
+        if missing:
+            absent = ", ".join(repr(word) for word in missing)
+            raise StepFailure(
+                "tag_not_grounded", f"{tag.tag!r} in {tag.evidence_block_ids}: {absent}"
+            )
 
 
 def no_body_text(run: Run) -> None:
