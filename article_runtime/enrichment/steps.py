@@ -32,7 +32,7 @@ from article_runtime.enrichment.tag_language import (
     body_names,
     foreign_language,
     foreign_scripts,
-    is_name_only,
+    without_names,
 )
 from article_runtime.harness.runner import StepFailure, parse_json
 from article_runtime.text import words
@@ -133,12 +133,8 @@ def tag_language(run: Run) -> None:
         if foreign:
             raise StepFailure("tag_script_mismatch", f"{tag.tag!r}: {', '.join(sorted(foreign))}")
     names = body_names([b.text for b in run.inp.blocks if not b.heading], run.language)
-    worded = [
-        tag.tag
-        for tag in run.tags
-        if not is_name_only(tag.tag, run.evidence(tag), names, run.language)
-    ]
-    other = foreign_language(worded, run.language)
+    read = [without_names(tag.tag, run.evidence(tag), names, run.language) for tag in run.tags]
+    other = foreign_language(read, run.language)
     if other is not None:
         raise StepFailure("tag_language_mismatch", f"tags read as {other}, not {run.language}")
     for tag in run.tags:

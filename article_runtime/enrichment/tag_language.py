@@ -9,11 +9,13 @@ Two tests, both language-agnostic (spec 3.8, 9.3); whether the article supports 
 * language: the project's statistical detector (py3langid) reads all tags together (one tag
   is too short to identify) and refuses them when another language is at least
   ``MISMATCH_RATIO`` times likelier than the article's. Capitalised words get no exemption
-  ("Dam Collapse" reads as English); only a name-only tag is left out, since names read as
-  their origin's language ("Goldman Sachs" on a Portuguese article). A tag is name-only when
-  each of its letter words is written exactly so in its evidence and is a name of the body
-  (``names.name_keys``: a capital no sentence start explains, or one inside the word; headings
-  are left out, where title case capitalises every word). Text in Han characters alone is not
+  ("Dam Collapse" reads as English); only names are left out of what it reads, since names
+  read as their origin's language ("Goldman Sachs" on a Portuguese article), so a tag made
+  only of names is language-neutral. A word is a name here when its evidence writes it
+  exactly so and the body writes it as a name (``names.name_keys``: a capital no sentence
+  start explains, or one inside the word; headings are left out, where title case capitalises
+  every word). The other words of a tag stay: ``de`` of "Folha de S.Paulo" is read, and
+  "Vale dam collapsed" is read as "dam collapsed". Text in Han characters alone is not
   identified: the same characters write Chinese and Japanese.
 """
 
@@ -27,7 +29,7 @@ from article_runtime.text.names import name_keys, word_key
 from article_runtime.text.scripts import letter_scripts
 from article_runtime.text.segments import segments
 
-__all__ = ["MISMATCH_RATIO", "body_names", "foreign_language", "foreign_scripts", "is_name_only"]
+__all__ = ["MISMATCH_RATIO", "body_names", "foreign_language", "foreign_scripts", "without_names"]
 
 MISMATCH_RATIO = 3.0
 """How much likelier another language must be. Measured on tag sets: English tags on Portuguese
@@ -43,14 +45,21 @@ def body_names(body: Sequence[str], language: str | None) -> frozenset[str]:
     return name_keys("\n".join(body), language or "root")
 
 
-def is_name_only(
+def without_names(
     tag: str, evidence: Sequence[str], names: frozenset[str], language: str | None
-) -> bool:
-    """Every letter word of ``tag`` is written exactly so in ``evidence`` and is a name."""
+) -> str:
+    """``tag`` without the names its evidence writes, for the detector to read."""
     locale = language or "root"
     written = set(words("\n".join(evidence), locale))
-    letters = [tag[s:e] for s, e, status in segments(tag, locale) if status >= _LETTER_MIN]
-    return all(word in written and word_key(word) in names for word in letters)
+    kept: list[str] = []
+    start = 0
+    for begin, end, status in segments(tag, locale):
+        word = tag[begin:end]
+        if status >= _LETTER_MIN and word in written and word_key(word) in names:
+            kept.append(tag[start:begin])
+            start = end
+    kept.append(tag[start:])
+    return " ".join(" ".join(kept).split())
 
 
 def foreign_language(tags: Sequence[str], language: str | None) -> str | None:
