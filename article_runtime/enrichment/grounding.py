@@ -26,10 +26,10 @@ and case-folded, never accent-folded (``é`` is not ``e``: ``pôde`` and ``pode`
 
 from __future__ import annotations
 
+import functools
 import threading
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import Stemmer
 
@@ -78,42 +78,44 @@ def _key(word: str, stemmer: Stemmer.Stemmer | None) -> str:
     return stem or word
 
 
-def _keys(word: str, status: int, stemmer: Stemmer.Stemmer | None) -> list[str]:
-    """The whole word's key first, then its parts' keys when punctuation cuts it."""
+@functools.lru_cache(maxsize=65536)
+def _keys(word: str, status: int, language: str | None) -> tuple[str, ...]:
+    """The whole word's key first, then its parts' keys when punctuation cuts it (cached:
+    an article's words repeat from tag to tag and block to block)."""
     folded = nfc(word).casefold()
     if status < _LETTER_MIN:
-        return [folded]  # a number is compared as written
-    parts = _parts(folded)
-    keys = [_key(folded, stemmer)]
-    return keys + [_key(part, stemmer) for part in parts] if len(parts) > 1 else keys
+        return (folded,)  # a number is compared as written
+    stemmer = stemmer_for(language)
+    keys = (_key(folded, stemmer),)
+    parts = [] if folded.isalpha() else _parts(folded)  # isalpha: no punctuation inside
+    return keys + tuple(_key(part, stemmer) for part in parts) if len(parts) > 1 else keys
 
 
-@dataclass(frozen=True, slots=True)
 class Evidence:
-    """The text of the blocks a tag cites, read once: word keys and unspaced word bounds."""
+    """The text of the blocks a tag cites, read once: the keys of its words, and where its
+    words start and end (read only for unspaced runs)."""
 
-    text: str
-    keys: frozenset[str]
-    bounds: frozenset[int]  # offsets where an ICU segment of ``text`` starts or ends
-    stemmer: Stemmer.Stemmer | None
-    locale: str
+    def __init__(self, texts: Sequence[str], language: str | None) -> None:
+        self.text = nfc("\n".join(texts))
+        self.language = language
+        self.locale = language or "root"
+        self.keys = frozenset(
+            key
+            for start, end, status in segments(self.text, self.locale)
+            if status >= _NUMBER_MIN
+            for key in _keys(self.text[start:end], status, language)
+        )
 
-    @classmethod
-    def of(cls, texts: Sequence[str], language: str | None) -> Evidence:
-        text = nfc("\n".join(texts))
-        locale = language or "root"
-        stemmer = stemmer_for(language)
-        keys: set[str] = set()
-        bounds: set[int] = set()
-        for start, end, status in segments(text, locale):
-            bounds.update((start, end))
-            if status >= _NUMBER_MIN:
-                keys.update(_keys(text[start:end], status, stemmer))
-        return cls(text, frozenset(keys), frozenset(bounds), stemmer, locale)
+    @functools.cached_property
+    def bounds(self) -> frozenset[int]:
+        """Offsets where an ICU segment of the text starts or ends."""
+        return frozenset(
+            at for start, end, _ in segments(self.text, self.locale) for at in (start, end)
+        )
 
     def has_word(self, word: str, status: int) -> bool:
         """The word's key, or every part's key, is a key of the evidence."""
-        whole, *parts = _keys(word, status, self.stemmer)
+        whole, *parts = _keys(word, status, self.language)
         return whole in self.keys or (bool(parts) and all(p in self.keys for p in parts))
 
     def has_run(self, pieces: Sequence[str]) -> bool:
@@ -167,4 +169,4 @@ def _unsupported_run(run: list[str], evidence: Evidence) -> list[str]:
 
 def is_grounded(tag: str, evidence: Sequence[str], language: str | None) -> bool:
     """Every word of ``tag`` occurs in ``evidence`` (the cited blocks' texts)."""
-    return not unsupported_words(tag, Evidence.of(evidence, language))
+    return not unsupported_words(tag, Evidence(evidence, language))

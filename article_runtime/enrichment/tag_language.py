@@ -12,11 +12,11 @@ Two tests, both language-agnostic (spec 3.8, 9.3); whether the article supports 
   ("Dam Collapse" reads as English); only names are left out of what it reads, since names
   read as their origin's language ("Goldman Sachs" on a Portuguese article), so a tag made
   only of names is language-neutral. A word is a name here when its evidence writes it
-  exactly so and the body writes it as a name (``names.name_keys``: a capital no sentence
-  start explains, or one inside the word; headings are left out, where title case capitalises
-  every word). The other words of a tag stay: ``de`` of "Folha de S.Paulo" is read, and
-  "Vale dam collapsed" is read as "dam collapsed". Text in Han characters alone is not
-  identified: the same characters write Chinese and Japanese.
+  exactly so and the blocks the answer cites write it as a name (``names.name_keys``: a
+  capital no sentence start explains, or one inside the word; headings are left out, where
+  title case capitalises every word). The other words of a tag stay: ``de`` of "Folha de
+  S.Paulo" is read, and "Vale dam collapsed" is read as "dam collapsed". Text in Han
+  characters alone is not identified: the same characters write Chinese and Japanese.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from article_runtime.text.names import name_keys, word_key
 from article_runtime.text.scripts import letter_scripts
 from article_runtime.text.segments import segments
 
-__all__ = ["MISMATCH_RATIO", "body_names", "foreign_language", "foreign_scripts", "without_names"]
+__all__ = ["MISMATCH_RATIO", "cited_names", "foreign_language", "foreign_scripts", "without_names"]
 
 MISMATCH_RATIO = 3.0
 """How much likelier another language must be. Measured on tag sets: English tags on Portuguese
@@ -40,9 +40,9 @@ _UNIDENTIFIABLE = frozenset({"Hani"})  # scripts shared by several languages let
 _LETTER_MIN = 200  # ICU word rule status of letters, kana and ideographs
 
 
-def body_names(body: Sequence[str], language: str | None) -> frozenset[str]:
-    """The keys of the words the body's text blocks write as names (headings left out)."""
-    return name_keys("\n".join(body), language or "root")
+def cited_names(blocks: Sequence[str], language: str | None) -> frozenset[str]:
+    """The keys of the words that the cited text blocks (headings left out) write as names."""
+    return name_keys("\n".join(blocks), language or "root")
 
 
 def without_names(

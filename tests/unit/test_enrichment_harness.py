@@ -14,7 +14,7 @@ from article_runtime import contracts
 from article_runtime.enrichment.harness import validate_enrichment
 from article_runtime.enrichment.model import EnrichmentInput, Entity, EvidenceBlock
 from article_runtime.enrichment.steps import MAX_TAGS, MIN_TAGS, STEP_NAMES
-from article_runtime.enrichment.tag_language import body_names, without_names
+from article_runtime.enrichment.tag_language import cited_names, without_names
 from article_runtime.text.collation import same_text
 from article_runtime.text.scripts import is_unspaced, letter_scripts
 
@@ -247,7 +247,7 @@ def test_capitalised_words_are_no_names_unless_the_evidence_writes_them_so() -> 
 
 def test_only_the_names_of_a_tag_are_left_out_of_what_the_detector_reads() -> None:
     evidence = ["Segundo a Folha de S.Paulo, a Vale dam collapsed, disse o jornal."]
-    names = body_names(evidence, "pt")
+    names = cited_names(evidence, "pt")
     assert without_names("Folha de S.Paulo", evidence, names, "pt") == "de"
     assert without_names("Vale dam collapsed", evidence, names, "pt") == "dam collapsed"
     assert without_names("Folha Vale", ["folha e vale"], names, "pt") == "Folha Vale"

@@ -101,7 +101,7 @@ def test_a_tag_with_a_word_absent_from_its_evidence_is_refused(
     words.insert(min(at, len(words)), absent)
     tag = " ".join(words)
     assert not is_grounded(tag, blocks, language)
-    assert absent in unsupported_words(tag, Evidence.of(blocks, language))
+    assert absent in unsupported_words(tag, Evidence(blocks, language))
 
 
 @settings(max_examples=300)
