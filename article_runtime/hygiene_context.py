@@ -31,6 +31,7 @@ import json
 from collections.abc import Iterator, Sequence
 
 from article_runtime.candidates.urls import url_host
+from article_runtime.llm.lines import line_text as _text
 from article_runtime.model import Block, CandidateSet, ImageCandidate, LinkCandidate
 
 __all__ = ["HEADS", "render_hygiene_context"]
@@ -48,14 +49,6 @@ _TYPE_CODES = {
 }
 _EXTRACTOR_CODES = {"dom": "D", "trafilatura": "T"}
 NO_AGREEMENT = "[-]"
-
-
-def _text(text: str) -> str:
-    """The text as it stands, or as a JSON string when a line break is in it or it opens
-    with a quote mark (and would read as a JSON string)."""
-    if "\n" in text or text.startswith('"'):
-        return json.dumps(text, ensure_ascii=False)
-    return text
 
 
 def _is_kind(word: str) -> bool:

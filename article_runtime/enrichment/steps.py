@@ -26,15 +26,17 @@ from typing import Any, get_args
 from pydantic import ValidationError
 
 from article_runtime import contracts
+from article_runtime.enrichment.grounding import Evidence, unsupported_words
 from article_runtime.enrichment.model import EnrichmentInput, EnrichmentProposal, Sentiment, Tag
 from article_runtime.enrichment.tag_language import (
+    cited_names,
     foreign_language,
     foreign_scripts,
-    is_grounded,
+    without_names,
 )
 from article_runtime.harness.runner import StepFailure, parse_json
 from article_runtime.text import words
-from article_runtime.text.collation import collation_key, same_text
+from article_runtime.text.collation import collation_key
 from article_runtime.text.scripts import letter_scripts
 
 SENTIMENTS: tuple[str, ...] = get_args(Sentiment)
@@ -64,6 +66,10 @@ class Run:
     @property
     def language(self) -> str | None:
         return self.inp.language
+
+    def evidence(self, tag: Tag) -> list[str]:
+        """The texts of the blocks ``tag`` cites (known IDs: ``evidence_ids`` ran first)."""
+        return [self.texts[block_id] for block_id in tag.evidence_block_ids]
 
 
 def json_parseable(run: Run) -> None:
@@ -126,24 +132,36 @@ def tag_language(run: Run) -> None:
         foreign = foreign_scripts(tag.tag, body_scripts)
         if foreign:
             raise StepFailure("tag_script_mismatch", f"{tag.tag!r}: {', '.join(sorted(foreign))}")
-    other = foreign_language([tag.tag for tag in run.tags], run.language)
+    cited = {block_id for tag in run.tags for block_id in tag.evidence_block_ids}
+    names = cited_names(
+        [b.text for b in run.inp.blocks if b.id in cited and not b.heading], run.language
+    )
+    read = [without_names(tag.tag, run.evidence(tag), names, run.language) for tag in run.tags]
+    other = foreign_language(read, run.language)
     if other is not None:
         raise StepFailure("tag_language_mismatch", f"tags read as {other}, not {run.language}")
     for tag in run.tags:
-        evidence = [run.texts[i] for i in tag.evidence_block_ids]
-        if not is_grounded(tag.tag, evidence, run.language):
-            raise StepFailure("tag_not_grounded", f"{tag.tag!r} in {tag.evidence_block_ids}")
+        missing = unsupported_words(tag.tag, Evidence(run.evidence(tag), run.language))
+        if missing:
+            absent = ", ".join(repr(word) for word in missing)
+            raise StepFailure(
+                "tag_not_grounded", f"{tag.tag!r} in {tag.evidence_block_ids}: {absent}"
+            )
 
 
 def no_body_text(run: Run) -> None:
     locale = run.language or "root"
+    blocks: dict[bytes, str] = {}  # each text block's key, read once for every tag
+    for block in reversed(run.inp.blocks):
+        if not block.heading:
+            blocks[collation_key(block.text, run.language, ignore_punctuation=True)] = block.id
     for tag in run.tags:
         count = len(words(tag.tag, locale))
         if count > MAX_TAG_WORDS:
             raise StepFailure("tag_is_body_text", f"{tag.tag!r}: {count} words > {MAX_TAG_WORDS}")
-        for block in run.inp.blocks:
-            if not block.heading and same_text(tag.tag, block.text, run.language):
-                raise StepFailure("tag_is_body_text", f"{tag.tag!r} is block {block.id}")
+        same = blocks.get(collation_key(tag.tag, run.language, ignore_punctuation=True))
+        if same is not None:
+            raise StepFailure("tag_is_body_text", f"{tag.tag!r} is block {same}")
 
 
 Step = Callable[[Run], None]

@@ -8,53 +8,27 @@ The runtime and Promptfoo both render through here, so what is evaluated is what
 from __future__ import annotations
 
 from article_runtime import contracts
+from article_runtime.enrichment.context import render_enrichment_data, render_entity
 from article_runtime.enrichment.model import EnrichmentInput
 from article_runtime.hygiene_context import render_hygiene_context
+from article_runtime.llm.fence import DATA_CLOSE, DATA_OPEN, fence
 from article_runtime.llm.prompts import PromptSpec
 from article_runtime.llm.schema_text import schema_text
 from article_runtime.model import CandidateSet
 
+__all__ = [
+    "DATA_CLOSE",
+    "DATA_OPEN",
+    "Message",
+    "context_text",
+    "enrichment_messages",
+    "fence",
+    "hygiene_messages",
+    "render_messages",
+    "split_prefix",
+]
+
 Message = dict[str, str]
-
-DATA_OPEN = "<article_data>"
-DATA_CLOSE = "</article_data>"
-
-
-_FENCE_NAME = "article_data"
-# Characters that start a new line for a reader (str.splitlines) besides the data format's
-# own "\\n": written as escapes, so article text cannot begin a line of its own inside the
-# fence (a fake "# fixed decisions" or "b99: ..." line).
-_ESCAPED = str.maketrans({ch: f"\\u{ord(ch):04x}" for ch in "\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"})
-_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
-
-
-def fence(data: str) -> str:
-    """Article text, made unable to leave or redraw the data section (spec 5.3).
-
-    A ``<`` that opens a tag named like the fence, in any case and spacing (``</ARTICLE_DATA>``,
-    ``< /article_data >``, ``<article_data>``), is written ``&lt;``; line breaks other than
-    ``\\n`` are written as JSON-style escapes (``\\u2028``).
-    """
-    data = data.translate(_ESCAPED)
-    lower = data.translate(_ASCII_LOWER)  # same length as data, unlike str.lower
-    opens: list[int] = []
-    at = lower.find(_FENCE_NAME)
-    while at >= 0:
-        before = at - 1
-        while before >= 0 and (lower[before] == "/" or lower[before].isspace()):
-            before -= 1
-        if before >= 0 and lower[before] == "<":
-            opens.append(before)
-        at = lower.find(_FENCE_NAME, at + len(_FENCE_NAME))
-    if not opens:
-        return data
-    pieces: list[str] = []
-    start = 0
-    for index in opens:
-        pieces.extend((data[start:index], "&lt;"))
-        start = index + 1
-    pieces.append(data[start:])
-    return "".join(pieces)
 
 
 def render_messages(spec: PromptSpec, *, structural_context: str, data: str) -> list[Message]:
@@ -92,21 +66,11 @@ def hygiene_messages(spec: PromptSpec, candidates: CandidateSet) -> list[Message
 
 
 def enrichment_messages(spec: PromptSpec, inp: EnrichmentInput) -> list[Message]:
-    """Only what enrichment needs (spec 9.2): the final article and the entity's identity."""
-    entity = inp.entity
-    structural = "\n".join(
-        [
-            f"language: {inp.language or 'unknown'}",
-            f"ECP entity: {entity.qid} | {entity.name}"
-            + (f" | {entity.identity}" if entity.identity else ""),
-        ]
+    """Only what enrichment needs (spec 9.2): the final article and the entity's identity.
+    The entity comes from the ECP record, not the article, and is fenced all the same."""
+    return render_messages(
+        spec, structural_context=fence(render_entity(inp)), data=render_enrichment_data(inp)
     )
-    lines = [f"title: {inp.title}"]
-    if inp.subtitle:
-        lines.append(f"subtitle: {inp.subtitle}")
-    lines.append("# body blocks: id: text")
-    lines.extend(f"{block.id}: {block.text}" for block in inp.blocks)
-    return render_messages(spec, structural_context=structural, data="\n".join(lines))
 
 
 def context_text(messages: list[Message]) -> str:
