@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 import yaml
 
-from streams.commits import CommitGate
-from streams.metrics import FlowMetrics, _StateCollector
+from streams.kafka.commits import CommitGate
+from streams.service.metrics import FlowMetrics, _StateCollector
 
 CHART = Path(__file__).resolve().parents[2] / "helm" / "article-runtime"
 DASHBOARD = CHART / "dashboards" / "article-runtime.json"
