@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from streams.service.settings import PARTITIONS_ENV
+PARTITIONS_ENV = "ARTICLE_RUNTIME_PARTITIONS"  # the count missing topics are created with
 
 
 class PartitionMismatch(RuntimeError):

@@ -21,8 +21,11 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from faust.types import EventT
+
 from streams.kafka.crash import exit_without_commit
-from streams.service.wiring import Event
+
+Event = EventT[bytes]  # every topic carries raw Avro bytes, decoded by our codec
 
 
 @dataclass

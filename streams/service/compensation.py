@@ -18,6 +18,8 @@ Stage = Literal[
 ]
 Kind = Literal["fallback", "terminal"]
 NextAttempt = Literal["runtime_primary", "runtime_fallback", "deterministic"]
+# The hygiene ladder's rungs in order (the Avro enum HygieneRole).
+RUNGS: tuple[NextAttempt, ...] = ("runtime_primary", "runtime_fallback", "deterministic")
 
 
 def compensation_event(

@@ -27,9 +27,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
-from agents.ladder import RUNGS
 from streams.kafka.topics import ARTICLE_COMPENSATION
-from streams.service.compensation import compensation_event
+from streams.service.compensation import RUNGS, compensation_event
 
 REASON = "redrive"
 RedriveStage = Literal["hygiene", "enrichment"]

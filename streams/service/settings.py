@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from streams.kafka.connection import ConnectionSettingError, KafkaConnection
+from streams.kafka.partitions import PARTITIONS_ENV
 from streams.kafka.topics import PARTITIONS
 from streams.service.event_loop import EVENT_LOOPS
 
@@ -31,7 +32,6 @@ STORES = ("memory://", "rocksdb://")
 SESSION_TIMEOUT_ENV = "ARTICLE_RUNTIME_SESSION_TIMEOUT_S"
 RETENTION_ENV = "ARTICLE_RUNTIME_STATE_RETENTION_H"
 REPLICATION_ENV = "ARTICLE_RUNTIME_REPLICATION_FACTOR"
-PARTITIONS_ENV = "ARTICLE_RUNTIME_PARTITIONS"
 FETCH_WAIT_ENV = "ARTICLE_RUNTIME_FETCH_WAIT_MS"
 EVENT_LOOP_ENV = "ARTICLE_RUNTIME_EVENT_LOOP"
 ECP_STANDIN_QID_ENV = "ECP_STANDIN_QID"

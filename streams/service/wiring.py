@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
 import faust
-from faust.types import EventT
 
 from article_runtime.hygiene import HYGIENE
 from article_runtime.llm.policy import LLMRuntime, serves
@@ -29,23 +28,31 @@ from streams.kafka.consumer import InFlightWork
 from streams.kafka.crash import exit_without_commit
 from streams.kafka.tables import StateTable
 from streams.kafka.topics import ARTICLE_COMPENSATION, BY_NAME, Topic, message_key
+from streams.kafka.window import Event
+from streams.service.broker_watch import BrokerWatch
 from streams.service.compensation import Stage, compensation_event, undecodable
-from streams.service.health import BrokerWatch
+from streams.service.emit import Emit
 from streams.service.logs import article_scope, log_compensation, note_record
 from streams.service.metrics import FlowMetrics
 from streams.service.settings import WorkerSettings
 
+# What every agent imports from here, the message types included (defined below it).
+__all__ = [
+    "AHEAD_PER_CALL",
+    "QUEUED_AT_MOST",
+    "Emit",
+    "Event",
+    "Handler",
+    "Recorder",
+    "Unrecorded",
+    "Wiring",
+    "manual_acks",
+    "origin",
+    "outcomes",
+    "queue_size",
+]
+
 _log = logging.getLogger(__name__)
-Event = EventT[bytes]  # every topic carries raw Avro bytes, decoded by our codec
-
-
-@dataclass(frozen=True)
-class Emit:
-    """One message a stage wants produced: topic, article key, Avro record."""
-
-    topic: Topic
-    article_id: str
-    record: dict[str, Any]
 
 
 class Recorder(Protocol):

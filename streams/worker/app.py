@@ -22,7 +22,7 @@ from streams.kafka.codec import AvroCodec
 from streams.kafka.consumer import FlowControl, Transport
 from streams.kafka.tables import table
 from streams.kafka.topics import MAX_MESSAGE_BYTES
-from streams.service import health
+from streams.service import health, metrics_page
 from streams.service.metrics import FlowMetrics
 from streams.service.settings import WorkerSettings
 from streams.service.wiring import Unrecorded, Wiring
@@ -95,7 +95,7 @@ def create_app(
         ecp_standin.register(dataclasses.replace(w, ledger=Unrecorded()), settings.ecp_standin)
     views.register(w)
     health.register(w)
-    w.metrics.install(w, lambda: health.reasons_now(w))
+    metrics_page.install(w, lambda: health.reasons_now(w))
     return w
 
 

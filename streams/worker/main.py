@@ -27,11 +27,16 @@ from article_runtime.llm.providers import PROVIDERS_ENV, load_providers
 from article_runtime.llm.records import GenerationRecord
 from article_runtime.tracing import NullTracer, tracer_from_env
 from streams.kafka.admin import ensure_topics, partition_counts
-from streams.kafka.partitions import PartitionMismatch, check_copartitioned, found_count
+from streams.kafka.partitions import (
+    PARTITIONS_ENV,
+    PartitionMismatch,
+    check_copartitioned,
+    found_count,
+)
 from streams.kafka.preflight import EXIT_REFUSED, ClusterRefused, preflight
 from streams.service import event_loop, logs
 from streams.service.metrics import FlowMetrics
-from streams.service.settings import PARTITIONS_ENV, SettingsError, WorkerSettings
+from streams.service.settings import SettingsError, WorkerSettings
 from streams.service.wiring import Wiring
 from streams.worker.app import create_app, joined
 

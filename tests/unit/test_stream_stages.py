@@ -19,7 +19,7 @@ from agents.candidates import candidates_of, retry_context
 from agents.ecp_standin import CLASSIFIER_VERSION, standin_verdict
 from agents.enrichment import EnrichmentJoin, make_enrich, result_emit, stored_result
 from agents.hygiene import HygieneLadder
-from agents.ladder import RUNGS, ladder_emits
+from agents.ladder import ladder_emits
 from agents.ledger import MAX_EVENTS, observe, updated
 from article_runtime.candidates import build_candidates
 from article_runtime.enrichment.model import EnrichedArticle, Entity
@@ -39,7 +39,7 @@ from streams.kafka.topics import (
     ECP_VERDICT,
     Topic,
 )
-from streams.service.compensation import compensation_event
+from streams.service.compensation import RUNGS, compensation_event
 from streams.service.records import assembled_article, assembled_record, enrichment_content_hash
 from streams.service.settings import SettingsError, StandInEntity, WorkerSettings
 from streams.service.wiring import Emit
