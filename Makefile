@@ -25,7 +25,7 @@ lock: $(STAMP)
 
 ## Run the main job on the bundled samples.
 demo: $(STAMP)
-	$(BIN)/python -m streams.demo
+	$(BIN)/python -m streams.local.demo
 
 ## Lint, type-check and run the whole test suite (the evals tests need promptfoo installed).
 test: $(STAMP) lint $(PROMPTFOO)

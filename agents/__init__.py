@@ -1,6 +1,6 @@
 """The Faust agents, one module each: a pure stage function plus its thin ``register``.
 
-Flow (topics in ``streams.topics``): ingested -> hygiene (candidates, the model ladder,
+Flow (topics in ``streams.kafka.topics``): ingested -> hygiene (candidates, the model ladder,
 harness, assembly: ``candidates`` and ``ladder`` hold its pure parts) -> assembled (and a
 compensation event per fallback decision); assembled + ECP verdict -> enrichment -> enriched;
 each stage records what it takes and makes for the web views (``ledger``; ``terminals``

@@ -7,11 +7,11 @@ large, not HTML...).
 
 The article's version (``agents.versions``) is the position of its ingested record on its
 partition, or ingestion's declared version. So a record must sit on its article's partition:
-one its producer put elsewhere (not murmur2, or not keyed by the article id) ends as a
-terminal ``misrouted_key`` event before this runs (``streams.routing``). Re-producing it to its
-partition was the alternative; it would order the copy by when this worker got to it rather
-than when ingestion published it (so it could overtake a newer version), double the message
-for everyone else reading ``article.ingested``, and leave the producer's misconfiguration
+one its producer put elsewhere (not murmur2, or not keyed by the article id) ends as a terminal
+``misrouted_key`` event before this runs (``streams.service.routing``). Re-producing it to its
+partition was the alternative; it would order the copy by when this worker got to it rather than
+when ingestion published it (so it could overtake a newer version), double the message for
+everyone else reading ``article.ingested``, and leave the producer's misconfiguration
 unnoticed. The event names where the record sits and what its producer must change; once
 fixed, the producer publishes the article again.
 """
@@ -25,10 +25,10 @@ from article_runtime.candidates import build_candidates
 from article_runtime.errors import InputError
 from article_runtime.hashing import model_hash, sha256_hex
 from article_runtime.model import CandidateSet
-from streams.compensation import compensation_event
-from streams.records import feed_metadata
-from streams.topics import ARTICLE_COMPENSATION
-from streams.wiring import Emit
+from streams.kafka.topics import ARTICLE_COMPENSATION
+from streams.service.compensation import compensation_event
+from streams.service.records import feed_metadata
+from streams.service.wiring import Emit
 
 
 def candidates_of(record: dict[str, Any], *, at: tuple[str, int, int]) -> CandidateSet | Emit:
@@ -54,7 +54,7 @@ def candidates_of(record: dict[str, Any], *, at: tuple[str, int, int]) -> Candid
 
 def retry_context(record: dict[str, Any], candidates: CandidateSet) -> dict[str, Any]:
     """The ``RetryContext`` of an ingested record: what a redrive of its hygiene judges again
-    without the page (``streams.redrive``)."""
+    without the page (``streams.service.redrive``)."""
     return {
         "url": record["url"],
         "candidate_set_json": candidates.model_dump_json(),

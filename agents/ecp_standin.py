@@ -20,14 +20,14 @@ from typing import Any
 import faust
 from confluent_kafka import Consumer
 
-from streams.codec import AvroCodec, CodecError
-from streams.connection import KafkaConnection
-from streams.producer import ArticleProducer, PublishError
-from streams.records import now
-from streams.settings import ECP_STANDIN_NAME_ENV, ECP_STANDIN_QID_ENV, StandInEntity
-from streams.topics import ARTICLE_ASSEMBLED, ECP_VERDICT
-from streams.window import InFlight
-from streams.wiring import Emit, Event, Wiring, manual_acks
+from streams.kafka.codec import AvroCodec, CodecError
+from streams.kafka.connection import KafkaConnection
+from streams.kafka.producer import ArticleProducer, PublishError
+from streams.kafka.topics import ARTICLE_ASSEMBLED, ECP_VERDICT
+from streams.kafka.window import InFlight
+from streams.service.records import now
+from streams.service.settings import ECP_STANDIN_NAME_ENV, ECP_STANDIN_QID_ENV, StandInEntity
+from streams.service.wiring import Emit, Event, Wiring, manual_acks
 
 CLASSIFIER_VERSION = "local-stand-in (not ECP): approves everything"
 VERDICTS_IN_FLIGHT = 64

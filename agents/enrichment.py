@@ -38,14 +38,19 @@ from article_runtime.enrichment.call import enrich_article
 from article_runtime.enrichment.model import EnrichedArticle, EnrichmentFailure, Entity
 from article_runtime.llm.policy import LLMRuntime
 from article_runtime.model import AssembledArticle
-from streams.compensation import compensation_event
-from streams.reader import RecordUnavailable, TopicReader
-from streams.records import assembled_article, attempt_records, enriched_record, now
-from streams.redrive import is_redrive_event
-from streams.routing import misrouted_event
-from streams.topics import ARTICLE_ASSEMBLED, ARTICLE_COMPENSATION, ARTICLE_ENRICHED, ECP_VERDICT
-from streams.window import InFlight, KeyedLocks
-from streams.wiring import Emit, Event, Wiring
+from streams.kafka.reader import RecordUnavailable, TopicReader
+from streams.kafka.topics import (
+    ARTICLE_ASSEMBLED,
+    ARTICLE_COMPENSATION,
+    ARTICLE_ENRICHED,
+    ECP_VERDICT,
+)
+from streams.kafka.window import InFlight, KeyedLocks
+from streams.service.compensation import compensation_event
+from streams.service.records import assembled_article, attempt_records, enriched_record, now
+from streams.service.redrive import is_redrive_event
+from streams.service.routing import misrouted_event
+from streams.service.wiring import Emit, Event, Wiring
 
 JOIN_TABLE = "enrichment_join"
 Enrich = Callable[[AssembledArticle, Entity], Awaitable[dict[str, Any]]]
@@ -353,7 +358,7 @@ def _concerns(w: Wiring, event: Event) -> bool:
 
 
 def is_redrive(event: dict[str, Any]) -> bool:
-    """An operator's redrive of an enrichment terminal (``streams.redrive``): the one
+    """An operator's redrive of an enrichment terminal (``streams.service.redrive``): the one
     fallback event the enrichment stage has."""
     return is_redrive_event(event) and event["stage"] == "enrichment"
 

@@ -20,8 +20,8 @@ v1 that comes after v2 settled changes nothing, and a newer version whose page i
 ends the article.
 
 It also reads the compensation topic for one kind of event: an operator's redrive of a hygiene
-terminal (``streams.redrive``), which carries the candidate set and the article's version and
-runs the ladder again for that version, once. The fallback events this agent writes are
+terminal (``streams.service.redrive``), which carries the candidate set and the article's
+version and runs the ladder again for that version, once. The fallback events this agent writes are
 records of decisions already taken (the next rung ran in the same stage), not requests.
 """
 
@@ -51,11 +51,11 @@ from article_runtime.hashing import sha256_hex
 from article_runtime.hygiene import HygieneOutcome, replayed, run_hygiene
 from article_runtime.llm.policy import LLMRuntime
 from article_runtime.model import CandidateSet, PromptRef
-from streams.redrive import is_hygiene_redrive
-from streams.routing import misrouted_event
-from streams.topics import ARTICLE_COMPENSATION, ARTICLE_INGESTED
-from streams.window import InFlight, KeyedLocks
-from streams.wiring import Emit, Event, Wiring, manual_acks, origin
+from streams.kafka.topics import ARTICLE_COMPENSATION, ARTICLE_INGESTED
+from streams.kafka.window import InFlight, KeyedLocks
+from streams.service.redrive import is_hygiene_redrive
+from streams.service.routing import misrouted_event
+from streams.service.wiring import Emit, Event, Wiring, manual_acks, origin
 
 LADDER_TABLE = "hygiene_ladder"
 Run = Callable[[CandidateSet, bytes, str], Awaitable[HygieneOutcome]]

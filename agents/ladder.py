@@ -27,13 +27,12 @@ from typing import Any, Literal
 from agents.versions import Version, compared
 from article_runtime.hygiene import HygieneOutcome
 from article_runtime.model import AttemptRecord
-from streams.compensation import Stage, compensation_event
-from streams.records import assembled_record, attempt_records, attempts_from
-from streams.topics import ARTICLE_ASSEMBLED, ARTICLE_COMPENSATION
-from streams.wiring import Emit
+from streams.kafka.topics import ARTICLE_ASSEMBLED, ARTICLE_COMPENSATION
+from streams.service.compensation import RUNGS, NextAttempt, Stage, compensation_event
+from streams.service.records import assembled_record, attempt_records, attempts_from
+from streams.service.wiring import Emit
 
-Rung = Literal["runtime_primary", "runtime_fallback", "deterministic"]
-RUNGS: tuple[Rung, ...] = ("runtime_primary", "runtime_fallback", "deterministic")
+Rung = NextAttempt
 MODEL_RUNGS: tuple[Rung, ...] = ("runtime_primary", "runtime_fallback")
 Passage = Literal["stale", "replay", "run"]
 

@@ -12,7 +12,7 @@ Status is recorded from what is durably on the topics, as before; what changed i
 it. Counters are one key per source partition (``"<partition>"`` -> counts by name): a Faust
 table's changelog follows the partition of the message being handled, so a key per partition
 keeps counts right across rebalances, and one record carries every count a message changed.
-Changes go through ``streams.coalesced``: made in the tables at once, and written (a record
+Changes go through ``streams.kafka.coalesced``: made in the tables at once, and written (a record
 per changed key) and confirmed before the consumer's next commit of the input offsets, not
 before each input is acked: nothing the flow produces depends on them.
 
@@ -36,10 +36,8 @@ from faust.streams import current_event
 
 from agents.terminals import RECENT_TABLE, remembered
 from agents.versions import label, version_of
-from streams.coalesced import Coalesced
-from streams.redrive import is_redrive_event
-from streams.routing import partition_count
-from streams.topics import (
+from streams.kafka.coalesced import Coalesced
+from streams.kafka.topics import (
     ARTICLE_ASSEMBLED,
     ARTICLE_COMPENSATION,
     ARTICLE_ENRICHED,
@@ -48,7 +46,9 @@ from streams.topics import (
     ECP_VERDICT,
     partition_of,
 )
-from streams.wiring import Emit, Event, Wiring
+from streams.service.redrive import is_redrive_event
+from streams.service.routing import partition_count
+from streams.service.wiring import Emit, Event, Wiring
 
 STATUS_TABLE = "article_status"
 COUNTERS_TABLE = "outcome_counters"
@@ -208,7 +208,7 @@ class Ledger:
         self.recent = Coalesced(w.tables[RECENT_TABLE])
 
     async def flush(self) -> None:
-        """Every change so far, written and confirmed (``streams.coalesced``)."""
+        """Every change so far, written and confirmed (``streams.kafka.coalesced``)."""
         await asyncio.gather(self.lineage.flush(), self.counts.flush(), self.recent.flush())
 
     def taken(self, event: Event, record: dict[str, Any] | Emit) -> None:

@@ -26,7 +26,7 @@ from typing import Any
 
 from agents.candidates import candidates_of
 from article_runtime.model import CandidateSet
-from streams.wiring import Emit
+from streams.service.wiring import Emit
 
 # Pages up to this size are parsed on the event loop. On the 161 usable raw news pages of
 # ../shared/bench/aeb (median 116 KiB, largest 1.4 MiB) a parse takes 9-19 ms median by size

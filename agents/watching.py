@@ -12,9 +12,9 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from streams.codec import CodecError
-from streams.topics import BY_NAME
-from streams.wiring import Event, Wiring
+from streams.kafka.codec import CodecError
+from streams.kafka.topics import BY_NAME
+from streams.service.wiring import Event, Wiring
 
 _log = logging.getLogger(__name__)
 

@@ -12,7 +12,7 @@ provider server's); it prints one JSON object: wall and CPU seconds over the mea
 the machine's CPU seconds (busy and in all) meanwhile, and each article's settle time.
 ``python -m bench.inprocess --providers FILE --articles N --warmup W --seed S [--loop L]``; the
 articles are ``bench.page_cases.page_articles(W + N, S, --pages)``. ``--loop`` picks the event
-loop (``streams.event_loop``): uvloop, as the workers, and the faster for this work.
+loop (``streams.service.event_loop``): uvloop, as the workers, and the faster for this work.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from article_runtime.hygiene import hygiene_article
 from article_runtime.llm.policy import LLMRuntime
 from bench.cpu import machine_cpu_seconds, stolen_cpu_seconds
 from bench.page_cases import DEFAULT_PAGES, PAGE_SETS, page_articles
-from streams import event_loop
+from streams.service import event_loop
 from tests.integration.stream_support import ENTITY
 from tests.support.stream_cases import CaseArticle
 

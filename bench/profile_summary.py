@@ -20,8 +20,11 @@ from pathlib import Path
 
 # (part, any of these in a frame): the first that matches anywhere in a sample's stack takes it.
 PARTS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("logging", ("logging/__init__.py", "streams/logs.py")),
-    ("metrics (ours and Faust's sensors)", ("prometheus_client", "streams/metrics.py", "Sensor")),
+    ("logging", ("logging/__init__.py", "streams/service/logs.py")),
+    (
+        "metrics (ours and Faust's sensors)",
+        ("prometheus_client", "streams/service/metrics.py", "Sensor"),
+    ),
     ("ledger: lineage, counters, recent terminals", ("Ledger.", "updated (agents/ledger.py")),
     ("candidates: build the candidate set", ("build_candidates (",)),
     ("hygiene: harness (judge, assemble)", ("run_hygiene_harness (",)),

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 import openai
 
 from bench.cpu import cpu_seconds
-from streams import event_loop
+from streams.service import event_loop
 from tests.support.openai_server import Reply, running_server
 
 TRANSPORTS = ("httpx", "aiohttp")

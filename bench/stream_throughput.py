@@ -72,20 +72,20 @@ from bench.page_cases import DEFAULT_PAGES, PAGE_SETS, page_articles
 from bench.produce_requests import COUNTS_ENV, WRITE_EVERY_S, Counts, read_counts
 from bench.profile_summary import print_profile
 from bench.retained import changelog_topic, records_on_topics, rss_bytes, table_bytes
-from streams.admin import ensure_topics
-from streams.app import TABLES
-from streams.connection import KafkaConnection
-from streams.event_loop import EVENT_LOOPS
-from streams.follow import ArticleOutcome
-from streams.local_kafka import local_broker
-from streams.settings import (
+from streams.commands.follow import ArticleOutcome
+from streams.kafka.admin import ensure_topics
+from streams.kafka.connection import KafkaConnection
+from streams.local.broker import local_broker
+from streams.local.worker_process import WorkerProcess, total
+from streams.service.event_loop import EVENT_LOOPS
+from streams.service.settings import (
     CALLS_IN_FLIGHT_ENV,
     ECP_STANDIN_NAME_ENV,
     ECP_STANDIN_QID_ENV,
     RETENTION_ENV,
     event_loop_of,
 )
-from streams.worker_process import WorkerProcess, total
+from streams.worker.app import TABLES
 from tests.integration.stream_support import ENTITY, Flow
 from tests.llm_support import FALLBACK, FALLBACK_KEY, PRIMARY, PRIMARY_KEY, providers_yaml
 from tests.support.openai_server import ScriptedOpenAIServer, delayed, running_server

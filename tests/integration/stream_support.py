@@ -18,21 +18,21 @@ import yaml
 from confluent_kafka import Consumer, Producer
 from confluent_kafka.admin import AdminClient
 
-from streams.admin import ensure_topics
-from streams.codec import AvroCodec
-from streams.connection import KafkaConnection
-from streams.follow import ArticleOutcome, follow
-from streams.local_kafka import free_ports, local_kafka
-from streams.publish import ingested_record, publish
-from streams.settings import ECP_STANDIN_NAME_ENV, ECP_STANDIN_QID_ENV, SESSION_TIMEOUT_ENV
-from streams.topics import (
+from streams.commands.follow import ArticleOutcome, follow
+from streams.commands.publish_inputs import ingested_record, publish
+from streams.kafka.admin import ensure_topics
+from streams.kafka.codec import AvroCodec
+from streams.kafka.connection import KafkaConnection
+from streams.kafka.topics import (
     ARTICLE_INGESTED,
     MAX_MESSAGE_BYTES,
     PARTITIONS,
     PRODUCER_CONFIG,
     message_key,
 )
-from streams.worker_process import WorkerProcess
+from streams.local.broker import free_ports, local_kafka
+from streams.local.worker_process import WorkerProcess
+from streams.service.settings import ECP_STANDIN_NAME_ENV, ECP_STANDIN_QID_ENV, SESSION_TIMEOUT_ENV
 from tests.llm_support import FALLBACK_KEY, PRIMARY_KEY, providers_yaml
 from tests.support.stream_cases import CaseArticle
 

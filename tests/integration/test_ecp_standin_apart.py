@@ -12,12 +12,12 @@ from typing import Any
 from confluent_kafka import Consumer
 
 from agents.ecp_standin import CLASSIFIER_VERSION, serve
-from streams.codec import AvroCodec
-from streams.connection import KafkaConnection
-from streams.producer import ArticleProducer
-from streams.records import assembled_record
-from streams.settings import StandInEntity
-from streams.topics import ARTICLE_ASSEMBLED, ECP_VERDICT, PARTITIONS, partition_of
+from streams.kafka.codec import AvroCodec
+from streams.kafka.connection import KafkaConnection
+from streams.kafka.producer import ArticleProducer
+from streams.kafka.topics import ARTICLE_ASSEMBLED, ECP_VERDICT, PARTITIONS, partition_of
+from streams.service.records import assembled_record
+from streams.service.settings import StandInEntity
 from tests.integration.stream_support import flow
 from tests.support.stream_cases import make_articles
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from bench.kafka_clients import CLIENTS, JOBS, measure
-from streams.local_kafka import local_kafka
+from streams.local.broker import local_kafka
 
 
 def test_each_client_produces_and_reads_back_every_record() -> None:

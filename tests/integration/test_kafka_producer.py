@@ -1,4 +1,4 @@
-"""The worker's producer (``streams.kafka_producer``) on the real broker.
+"""The worker's producer (``streams.kafka.faust_producer``) on the real broker.
 
 - A record waiting to be sent is not stranded when the producer starts tracking another
   topic. Faust declares topics at start-up and then refreshes the producer's metadata for all
@@ -23,12 +23,12 @@ import faust
 import pytest
 
 from bench.retained import records_on_topics
-from streams.admin import ensure_topics
-from streams.connection import KafkaConnection
-from streams.consumer import Transport
-from streams.local_kafka import local_kafka
-from streams.tables import table
-from streams.topics import PARTITIONS, Topic
+from streams.kafka.admin import ensure_topics
+from streams.kafka.connection import KafkaConnection
+from streams.kafka.consumer import Transport
+from streams.kafka.tables import table
+from streams.kafka.topics import PARTITIONS, Topic
+from streams.local.broker import local_kafka
 
 ACK_WITHIN_S = 20.0  # the broker acknowledges in milliseconds; stranded, it would take 20 min
 STOP_WITHIN_S = 10.0

@@ -1,6 +1,7 @@
-"""A real Kafka broker: topics from ``streams.topics``, Avro values through ``streams.codec``.
+"""A real Kafka broker: topics from ``streams.kafka.topics``, Avro values through
+``streams.kafka.codec``.
 
-The broker comes from ``streams.local_kafka`` (jars from Maven Central, KRaft single node), or
+The broker comes from ``streams.local.broker`` (jars from Maven Central, KRaft single node), or
 from ``KAFKA_BOOTSTRAP_SERVERS``. One broker for the module; it is stopped even on failure.
 """
 
@@ -19,24 +20,24 @@ from typing import Any
 import pytest
 from confluent_kafka import Consumer, KafkaError, Message, Producer
 
-from streams.admin import ensure_topics
-from streams.codec import AvroCodec, CodecError
-from streams.compensation import undecodable
-from streams.connection import KafkaConnection
-from streams.local_kafka import (
-    BOOTSTRAP_ENV,
-    BrokerStartError,
-    _port_open,
-    _wait_until_serving,
-    local_kafka,
-)
-from streams.topics import (
+from streams.kafka.admin import ensure_topics
+from streams.kafka.codec import AvroCodec, CodecError
+from streams.kafka.connection import KafkaConnection
+from streams.kafka.topics import (
     ARTICLE_COMPENSATION,
     ARTICLE_INGESTED,
     PARTITIONS,
     PRODUCER_CONFIG,
     message_key,
 )
+from streams.local.broker import (
+    BOOTSTRAP_ENV,
+    BrokerStartError,
+    _port_open,
+    _wait_until_serving,
+    local_kafka,
+)
+from streams.service.compensation import undecodable
 
 pytestmark = pytest.mark.kafka
 

@@ -14,11 +14,11 @@ import pytest
 from confluent_kafka.admin import AdminClient
 from confluent_kafka.cimpl import NewPartitions  # typed here; the admin re-export is not
 
-from streams.admin import ensure_topics, partition_counts
-from streams.local_kafka import local_kafka
-from streams.settings import PARTITIONS_ENV
-from streams.topics import ARTICLE_ASSEMBLED, ECP_VERDICT, TOPICS
-from streams.worker_process import WorkerProcess
+from streams.kafka.admin import ensure_topics, partition_counts
+from streams.kafka.partitions import PARTITIONS_ENV
+from streams.kafka.topics import ARTICLE_ASSEMBLED, ECP_VERDICT, TOPICS
+from streams.local.broker import local_kafka
+from streams.local.worker_process import WorkerProcess
 from tests.integration.stream_support import eventually, flow
 from tests.integration.test_stream_flow import check_case, scripted
 from tests.support.openai_server import ScriptedOpenAIServer

@@ -11,9 +11,9 @@ from aiokafka.producer.sender import Sender
 
 from bench.kafka_clients import aiokafka_produce
 from bench.produce_requests import Counts, counting
-from streams.admin import ensure_topics
-from streams.local_kafka import local_kafka
-from streams.topics import PARTITIONS, Topic
+from streams.kafka.admin import ensure_topics
+from streams.kafka.topics import PARTITIONS, Topic
+from streams.local.broker import local_kafka
 
 
 def test_every_record_is_counted_and_records_share_requests_only_when_waiting_together() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from bench.provider_transport import ANSWER, MODEL, TRANSPORTS, WARMUP, measure
-from streams.event_loop import EVENT_LOOPS
+from streams.service.event_loop import EVENT_LOOPS
 from tests.support.openai_server import running_server
 
 

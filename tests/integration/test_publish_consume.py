@@ -23,13 +23,12 @@ from confluent_kafka.cimpl import NewTopic
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from streams.admin import ensure_topics
-from streams.codec import AvroCodec
-from streams.connection import KafkaConnection
-from streams.local_kafka import BOOTSTRAP_ENV, local_kafka
-from streams.producer import ArticleProducer, PublishError
-from streams.publish import ingested_record
-from streams.topics import (
+from streams.commands.publish_inputs import ingested_record
+from streams.kafka.admin import ensure_topics
+from streams.kafka.codec import AvroCodec
+from streams.kafka.connection import KafkaConnection
+from streams.kafka.producer import ArticleProducer, PublishError
+from streams.kafka.topics import (
     ARTICLE_INGESTED,
     ECP_VERDICT,
     PARTITIONS,
@@ -38,6 +37,7 @@ from streams.topics import (
     message_key,
     partition_of,
 )
+from streams.local.broker import BOOTSTRAP_ENV, local_kafka
 from tests.conftest import REPO, SAMPLES
 from tests.integration.stream_support import eventually, flow
 from tests.integration.test_local_kafka import murmur2_partition
@@ -57,7 +57,7 @@ def bootstrap() -> Iterator[str]:
 def cli(bootstrap: str, *args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[str]:
     """The real command, in its own process, as a team runs it."""
     done = subprocess.run(
-        [sys.executable, "-m", "streams.cli", *args],
+        [sys.executable, "-m", "streams.commands", *args],
         input=stdin.decode("utf-8"),
         capture_output=True,
         text=True,

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from streams.admin import ensure_topics
-from streams.connection import KafkaConnection
-from streams.local_kafka import LocalBroker, SaslSsl, local_broker
+from streams.kafka.admin import ensure_topics
+from streams.kafka.connection import KafkaConnection
+from streams.local.broker import LocalBroker, SaslSsl, local_broker
 from tests.integration.stream_support import Flow
 from tests.integration.test_stream_flow import check_case, scripted
 from tests.support.certificates import BrokerCertificates, make_certificates
@@ -100,7 +100,7 @@ def test_the_publisher_works_with_the_right_login(broker: LocalBroker, tmp_path:
         broker.connection, sasl_username="ingestion", sasl_password="ingestion-Secret-7"
     )
     code, output, _ = run_refused(
-        [sys.executable, "-m", "streams.cli", "publish", str(tmp_path)], ingestion
+        [sys.executable, "-m", "streams.commands", "publish", str(tmp_path)], ingestion
     )
     assert code == 0, output
     assert "published 3 to article.ingested" in output
@@ -113,7 +113,7 @@ def test_a_wrong_setting_stops_the_publisher_with_one_line(
     connection, named = wrong_settings(broker.connection, certificates)[wrong]
     (tmp_path / "one.html").write_text("<html><body><p>one</p></body></html>")
     code, output, took = run_refused(
-        [sys.executable, "-m", "streams.cli", "publish", str(tmp_path)], connection
+        [sys.executable, "-m", "streams.commands", "publish", str(tmp_path)], connection
     )
     assert code == 2, output
     lines = output.strip().splitlines()

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from article_runtime.hygiene import HYGIENE
-from streams.follow import ArticleOutcome
-from streams.publish import ingested_record
-from streams.settings import RETENTION_ENV
-from streams.topics import PARTITIONS, partition_of
+from streams.commands.follow import ArticleOutcome
+from streams.commands.publish_inputs import ingested_record
+from streams.kafka.topics import PARTITIONS, partition_of
+from streams.service.settings import RETENTION_ENV
 from tests.integration.stream_support import ENTITY, Flow, distinct, encoded, eventually
 from tests.llm_support import FALLBACK, FALLBACK_KEY, PRIMARY, PRIMARY_KEY
 from tests.support.openai_server import ScriptedOpenAIServer, delayed

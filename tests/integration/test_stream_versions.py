@@ -29,14 +29,14 @@ from confluent_kafka.cimpl import NewTopic
 from agents.enrichment import JOIN_TABLE
 from agents.versions import rank
 from bench.retained import changelog_topic, table_bytes
-from streams.admin import ensure_topics, message_sizes
-from streams.app import TABLES
-from streams.connection import KafkaConnection
-from streams.follow import ArticleOutcome
-from streams.local_kafka import local_kafka
-from streams.publish import ingested_record, publish
-from streams.reader import RecordUnavailable, TopicReader
-from streams.topics import ARTICLE_ASSEMBLED, MAX_MESSAGE_BYTES, TOPICS
+from streams.commands.follow import ArticleOutcome
+from streams.commands.publish_inputs import ingested_record, publish
+from streams.kafka.admin import ensure_topics, message_sizes
+from streams.kafka.connection import KafkaConnection
+from streams.kafka.reader import RecordUnavailable, TopicReader
+from streams.kafka.topics import ARTICLE_ASSEMBLED, MAX_MESSAGE_BYTES, TOPICS
+from streams.local.broker import local_kafka
+from streams.worker.app import TABLES
 from tests.integration.stream_support import ENTITY, Flow, eventually, flow
 from tests.llm_support import FALLBACK, PRIMARY
 from tests.support.openai_server import (

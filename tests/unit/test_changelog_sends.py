@@ -1,4 +1,4 @@
-"""``streams.changelog.OrderedSends``: table changes reach the producer in the order they were
+"""``streams.kafka.changelog.OrderedSends``: table changes reach the producer in the order they were
 made, however long each hand-over takes, and each change's future settles as its own record
 did (acknowledged, failed at hand-over, failed at the broker). The producer here is a script
 of delays and failures; the real broker's side is ``tests/integration/test_rocksdb_store``
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from streams.changelog import OrderedSends
+from streams.kafka.changelog import OrderedSends
 
 
 class Refused(Exception):

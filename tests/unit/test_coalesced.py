@@ -1,4 +1,4 @@
-"""Table changes held until the commit (``streams.coalesced``): read back at once, written as
+"""Table changes held until the commit (``streams.kafka.coalesced``): read back at once, written as
 one record per changed key with its latest value and the partition it was made for, and
 ``flush`` returns only once a confirmed record holds every change made before it."""
 
@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from streams.coalesced import Coalesced
+from streams.kafka.coalesced import Coalesced
 
 
 class Table(dict[str, Any]):

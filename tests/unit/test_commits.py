@@ -12,7 +12,16 @@ from faust.types import TP
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from streams.commits import DELIVERED, DONE, FETCHED, READ, RECEIVED, STAGES, WORKING, CommitGate
+from streams.kafka.commits import (
+    DELIVERED,
+    DONE,
+    FETCHED,
+    READ,
+    RECEIVED,
+    STAGES,
+    WORKING,
+    CommitGate,
+)
 
 TPS = (TP("article.ingested", 0), TP("article.ingested", 1))
 

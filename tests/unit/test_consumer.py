@@ -14,10 +14,9 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from mode.utils.queues import FlowControlQueue
 
-from streams.app import create_app
-from streams.commits import CommitGate
-from streams.connection import KafkaConnection
-from streams.consumer import (
+from streams.kafka.commits import CommitGate
+from streams.kafka.connection import KafkaConnection
+from streams.kafka.consumer import (
     DROP_ONCE_ENV,
     FETCH_MIN_BYTES,
     Consumer,
@@ -28,12 +27,13 @@ from streams.consumer import (
     recovery_stalled,
     stamp,
 )
-from streams.settings import StandInEntity, WorkerSettings
+from streams.service.settings import StandInEntity, WorkerSettings
+from streams.worker.app import create_app
 
 
 def _stamped(epoch: int) -> Any:
     message = ConsumerMessage("t", 0, 0, 0.0, 0, None, b"k", b"v", None, tp=TP("t", 0))
-    stamp(message, epoch)  # what streams.consumer does to every message it hands out
+    stamp(message, epoch)  # what streams.kafka.consumer does to every message it hands out
     assert epoch_of(message) == epoch
     return message
 
@@ -202,7 +202,7 @@ def test_the_worker_consumer_fetches_in_batches_of_its_settings() -> None:
 def test_held_table_changes_are_confirmed_before_a_commit_and_at_every_revocation(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The ledger's changes wait for the commit (``streams.coalesced``): the consumer has them
+    """The ledger's changes wait for the commit (``streams.kafka.coalesced``): the consumer has them
     written and confirmed before it commits offsets, and when an assignment ends (revocation,
     shutdown) even with nothing to commit, so none outlives it."""
     w = create_app(WorkerSettings(KafkaConnection("127.0.0.1:9")), None)

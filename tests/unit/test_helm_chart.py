@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 import yaml
 
-from streams.commits import CommitGate
-from streams.metrics import FlowMetrics, _StateCollector
+from streams.kafka.commits import CommitGate
+from streams.service.metrics import FlowMetrics
+from streams.service.metrics_page import StateCollector
 
 CHART = Path(__file__).resolve().parents[2] / "helm" / "article-runtime"
 DASHBOARD = CHART / "dashboards" / "article-runtime.json"
@@ -115,7 +116,7 @@ def test_the_dashboard_asks_only_for_metrics_the_worker_exports() -> None:
     metrics = FlowMetrics()
     no_app = SimpleNamespace(consumer=None, transport=SimpleNamespace(gate=CommitGate()))
     idle = SimpleNamespace(app=no_app, tables={}, bytes_in_flight={})  # no Faust app
-    metrics.registry.register(_StateCollector(idle, lambda: []))  # type: ignore[arg-type]
+    metrics.registry.register(StateCollector(idle, lambda: []))  # type: ignore[arg-type]
     page = metrics.render().decode()
     exported = set(re.findall(r"^# TYPE (article_runtime_[a-z_]+) ", page, flags=re.MULTILINE))
     series = {

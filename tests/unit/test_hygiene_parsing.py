@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from agents.candidates import candidates_of
 from agents.pages import INLINE_PAGE_BYTES, Pages
-from streams.publish import ingested_record
+from streams.commands.publish_inputs import ingested_record
 from tests.support.stream_cases import make_articles
 
 AT = ("article.ingested", 0, 5)

@@ -11,14 +11,14 @@ from faust.auth import SASLCredentials
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from streams.connection import (
+from streams.kafka.connection import (
     MECHANISMS,
     PROTOCOLS,
     ConnectionSettingError,
     KafkaConnection,
 )
-from streams.preflight import refusal, unreachable
-from streams.settings import SettingsError, WorkerSettings
+from streams.kafka.preflight import refusal, unreachable
+from streams.service.settings import SettingsError, WorkerSettings
 
 BOOTSTRAP = {"KAFKA_BOOTSTRAP_SERVERS": "b-1.example:9096,b-2.example:9096"}
 SASL = {

@@ -8,7 +8,6 @@ from typing import Any, cast
 import pytest
 
 from agents.ladder import (
-    RUNGS,
     closed,
     ladder_emits,
     last_rung,
@@ -22,7 +21,8 @@ from article_runtime.harness.pipeline import run_hygiene_harness
 from article_runtime.hygiene import HygieneOutcome
 from article_runtime.model import AssembledArticle, AttemptRecord
 from article_runtime.model.article import Path
-from streams.topics import ARTICLE_ASSEMBLED, ARTICLE_COMPENSATION
+from streams.kafka.topics import ARTICLE_ASSEMBLED, ARTICLE_COMPENSATION
+from streams.service.compensation import RUNGS
 from tests import factories
 
 V1 = {"ingested_offset": 10, "declared": None}

@@ -10,10 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agents.ledger import MADE, TAKEN, made_elsewhere, recorded_when_made, recorded_when_taken
-from streams.codec import CodecError
-from streams.compensation import compensation_event, undecodable
-from streams.redrive import REASON
-from streams.topics import (
+from streams.kafka.codec import CodecError
+from streams.kafka.topics import (
     ARTICLE_ASSEMBLED,
     ARTICLE_COMPENSATION,
     ARTICLE_ENRICHED,
@@ -21,7 +19,9 @@ from streams.topics import (
     ECP_VERDICT,
     TOPICS,
 )
-from streams.wiring import Emit
+from streams.service.compensation import compensation_event, undecodable
+from streams.service.redrive import REASON
+from streams.service.wiring import Emit
 
 partitions = st.integers(0, 11)
 COMPENSATION = ARTICLE_COMPENSATION.name

@@ -18,11 +18,13 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from article_runtime.llm.records import AttemptRecord, GenerationRecord
 from article_runtime.tracing.masking import REDACTED, Redactor
-from streams import logs
-from streams.health import UNREACHABLE_AFTER_S, BrokerWatch, not_ready
-from streams.metrics import FlowMetrics, partition_lag
-from streams.topics import ARTICLE_ASSEMBLED, ARTICLE_COMPENSATION, ARTICLE_ENRICHED
-from streams.wiring import Emit
+from streams.kafka.topics import ARTICLE_ASSEMBLED, ARTICLE_COMPENSATION, ARTICLE_ENRICHED
+from streams.service import logs
+from streams.service.broker_watch import BrokerWatch
+from streams.service.health import UNREACHABLE_AFTER_S, not_ready
+from streams.service.metrics import FlowMetrics
+from streams.service.metrics_page import partition_lag
+from streams.service.wiring import Emit
 
 SECRET = "sk-unit-planted-4c3b2a1f0e9d"
 DELIMITERS = " \t\r\n'\",;}])"

@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 
 from agents.ledger import COUNTERS_TABLE, STATUS_TABLE
 from agents.terminals import RECENT_TABLE
-from streams.app import TABLE_AGENTS, create_app, joined
-from streams.connection import KafkaConnection
-from streams.partitions import PartitionMismatch, check_copartitioned, found_count, mismatches
-from streams.settings import WorkerSettings
-from streams.topics import ARTICLE_ASSEMBLED, ECP_VERDICT, READ, TOPICS, partition_of
+from streams.kafka.connection import KafkaConnection
+from streams.kafka.partitions import PartitionMismatch, check_copartitioned, found_count, mismatches
+from streams.kafka.topics import ARTICLE_ASSEMBLED, ECP_VERDICT, READ, TOPICS, partition_of
+from streams.service.settings import WorkerSettings
+from streams.worker.app import TABLE_AGENTS, create_app, joined
 
 names = st.sampled_from([t.name for t in TOPICS] + ["a-changelog", "b-changelog"])
 counts = st.dictionaries(names, st.integers(1, 12), min_size=1)

@@ -10,7 +10,7 @@ LOOP = ["BaseEventLoop.run_forever (asyncio/base_events.py:607)", "_run_once (as
 
 
 def test_the_loop_under_a_workers_entry_is_the_event_loop() -> None:
-    frames = ["main (streams/worker.py:122)", ENTRY, *LOOP, "select (selectors.py:468)"]
+    frames = ["main (streams/worker/main.py:122)", ENTRY, *LOOP, "select (selectors.py:468)"]
     assert part_of(frames) == OTHER
 
 

@@ -11,8 +11,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from streams.codec import AvroCodec
-from streams.publish import (
+from streams.commands.publish_inputs import (
     Prepared,
     Refused,
     article_id_problem,
@@ -21,6 +20,7 @@ from streams.publish import (
     from_json_lines,
     once_per_article,
 )
+from streams.kafka.codec import AvroCodec
 from tests.conftest import SAMPLES
 
 CODEC = AvroCodec()

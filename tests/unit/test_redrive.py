@@ -1,6 +1,6 @@
 """Redrive without a broker: what the command selects, and what the agents make of a redrive.
 
-A redrive is a fallback event on the compensation topic (``streams.redrive``); these tests
+A redrive is a fallback event on the compensation topic (``streams.service.redrive``); these tests
 drive the stages' logic with it (the hygiene ladder, the enrichment join), through the Avro
 contract, and check that a redrive runs again what ended terminal, once, with the hashes of a
 first run, and that nothing else (a redelivery, an older version, a success) is run again.
@@ -20,8 +20,9 @@ from agents.candidates import retry_context
 from article_runtime.candidates import build_candidates
 from article_runtime.hygiene import HygieneOutcome
 from article_runtime.model import CandidateSet
-from streams.compensation import compensation_event
-from streams.redrive import (
+from streams.kafka.topics import ARTICLE_COMPENSATION, ARTICLE_ENRICHED
+from streams.service.compensation import compensation_event
+from streams.service.redrive import (
     REASON,
     Found,
     Selection,
@@ -31,7 +32,6 @@ from streams.redrive import (
     selected,
     still_terminal,
 )
-from streams.topics import ARTICLE_COMPENSATION, ARTICLE_ENRICHED
 from tests.support.stream_cases import CaseArticle, make_articles
 from tests.unit.stream_helpers import on_wire, only
 from tests.unit.test_stream_stages import (

@@ -19,7 +19,7 @@ from agents.candidates import candidates_of, retry_context
 from agents.ecp_standin import CLASSIFIER_VERSION, standin_verdict
 from agents.enrichment import EnrichmentJoin, make_enrich, result_emit, stored_result
 from agents.hygiene import HygieneLadder
-from agents.ladder import RUNGS, ladder_emits
+from agents.ladder import ladder_emits
 from agents.ledger import MAX_EVENTS, observe, updated
 from article_runtime.candidates import build_candidates
 from article_runtime.enrichment.model import EnrichedArticle, Entity
@@ -29,12 +29,9 @@ from article_runtime.llm.policy import LLMRuntime
 from article_runtime.llm.prompts import load_prompt
 from article_runtime.model import AssembledArticle, AttemptRecord, CandidateSet, FeedMetadata, Usage
 from article_runtime.resources import AVRO_DIR
-from streams.compensation import compensation_event
-from streams.follow import ArticleOutcome
-from streams.reader import RecordUnavailable
-from streams.records import assembled_article, assembled_record, enrichment_content_hash
-from streams.settings import SettingsError, StandInEntity, WorkerSettings
-from streams.topics import (
+from streams.commands.follow import ArticleOutcome
+from streams.kafka.reader import RecordUnavailable
+from streams.kafka.topics import (
     ARTICLE_ASSEMBLED,
     ARTICLE_COMPENSATION,
     ARTICLE_ENRICHED,
@@ -42,8 +39,11 @@ from streams.topics import (
     ECP_VERDICT,
     Topic,
 )
-from streams.views import summed
-from streams.wiring import Emit
+from streams.service.compensation import RUNGS, compensation_event
+from streams.service.records import assembled_article, assembled_record, enrichment_content_hash
+from streams.service.settings import SettingsError, StandInEntity, WorkerSettings
+from streams.service.wiring import Emit
+from streams.worker.views import summed
 from tests import factories
 from tests.llm_support import FALLBACK, PRIMARY, Recorder, config, run
 from tests.support.openai_server import Reply, ScriptedOpenAIServer, Status, running_server

@@ -30,18 +30,18 @@ from article_runtime.enrichment.model import Entity
 from article_runtime.hygiene import HygieneOutcome, replayed
 from article_runtime.llm.prompts import load_prompt
 from article_runtime.model import AssembledArticle, AttemptRecord, CandidateSet
-from streams.compensation import compensation_event
-from streams.reader import RecordUnavailable
-from streams.records import assembled_article
-from streams.settings import StandInEntity
-from streams.topics import (
+from streams.kafka.reader import RecordUnavailable
+from streams.kafka.topics import (
     ARTICLE_ASSEMBLED,
     ARTICLE_COMPENSATION,
     ARTICLE_ENRICHED,
     ARTICLE_INGESTED,
     ECP_VERDICT,
 )
-from streams.wiring import Emit
+from streams.service.compensation import compensation_event
+from streams.service.records import assembled_article
+from streams.service.settings import StandInEntity
+from streams.service.wiring import Emit
 from tests.support.stream_cases import CaseArticle, make_articles
 from tests.unit.stream_helpers import AT, enriched_for, on_wire, only, wire
 

@@ -4,7 +4,7 @@ itself under both packings, and the lineage grows as an article's messages are r
 from __future__ import annotations
 
 from bench.table_packing import before, lineages, values
-from streams.tables import packed, unpacked
+from streams.kafka.tables import packed, unpacked
 
 
 def test_every_value_reads_back_the_same_under_both_packings() -> None:

@@ -11,8 +11,8 @@ from faust.types import TP
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from streams.window import InFlight, KeyedLocks
-from streams.wiring import Event
+from streams.kafka.window import InFlight, KeyedLocks
+from streams.service.wiring import Event
 
 
 @dataclass

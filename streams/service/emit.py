@@ -1,0 +1,17 @@
+"""What a stage hands the wiring to produce: one message, its topic, article key and record."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from streams.kafka.topics import Topic
+
+
+@dataclass(frozen=True)
+class Emit:
+    """One message a stage wants produced: topic, article key, Avro record."""
+
+    topic: Topic
+    article_id: str
+    record: dict[str, Any]

@@ -1,0 +1,115 @@
+"""The Faust app: topics, tables, agents and web views assembled from settings.
+
+Built by a function, not at import time, so nothing connects or reads the environment until a
+worker (``streams.worker.main``) or a test asks for it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import faust
+
+from agents import (
+    ecp_standin,
+    enrichment,
+    hygiene,
+    ledger,
+    terminals,
+)
+from article_runtime.llm.policy import LLMRuntime
+from streams.kafka.codec import AvroCodec
+from streams.kafka.consumer import FlowControl, Transport
+from streams.kafka.tables import table
+from streams.kafka.topics import MAX_MESSAGE_BYTES
+from streams.service import health, metrics_page
+from streams.service.metrics import FlowMetrics
+from streams.service.settings import WorkerSettings
+from streams.service.wiring import Unrecorded, Wiring
+from streams.worker import views
+
+# The agents that write each table: a table's changelog follows their input partitions, so it
+# is read together with them and must have their partition count (``joined``). The ledger's
+# tables are written by the stages that take and make the messages they record.
+STAGES = ("hygiene", "enrichment")
+TABLE_AGENTS = {
+    hygiene.LADDER_TABLE: ("hygiene",),
+    enrichment.JOIN_TABLE: ("enrichment",),
+    ledger.STATUS_TABLE: STAGES,
+    ledger.COUNTERS_TABLE: STAGES,
+    terminals.RECENT_TABLE: STAGES,
+}
+TABLES = tuple(TABLE_AGENTS)
+
+# How long a record may wait for the broker's acknowledgement (aiokafka: a produce request's
+# answer, and a batch waiting for a partition's leader) before it fails and the worker exits
+# without a commit. Faust's default is 20 minutes, during which a worker waiting on one record
+# settles nothing and looks healthy; Kafka's Java producer gives up after 2 minutes.
+PRODUCER_REQUEST_TIMEOUT_S = 120.0
+
+
+def create_app(
+    settings: WorkerSettings, llm: LLMRuntime | None, metrics: FlowMetrics | None = None
+) -> Wiring:
+    app = faust.App(
+        settings.app_id,
+        broker=[f"kafka://{host}" for host in settings.connection.hosts],
+        broker_credentials=settings.connection.faust_credentials(),
+        store=settings.store,
+        datadir=settings.data_dir or "{conf.name}-data",  # Faust's own default
+        web_port=settings.web_port,
+        web_host=settings.web_host,
+        topic_partitions=settings.partitions,
+        topic_replication_factor=settings.replication_factor,
+        consumer_auto_offset_reset="earliest",
+        producer_max_request_size=MAX_MESSAGE_BYTES,
+        consumer_max_fetch_size=MAX_MESSAGE_BYTES,
+        producer_acks=-1,
+        producer_request_timeout=PRODUCER_REQUEST_TIMEOUT_S,
+        broker_session_timeout=settings.session_timeout_s,
+        broker_heartbeat_interval=min(3.0, settings.session_timeout_s / 3),
+        web_in_thread=False,
+        # Faust's table and router views hash a key as Faust serializes it, not as our
+        # producers do, and fail until the worker has produced to a changelog: streams.worker.views
+        # serves the per-article tables instead.
+        web_tables_enabled=False,
+        web_router_enabled=False,
+    )
+    # Before anything touches ``app.topics`` or makes a queue: our consumer decides what is
+    # committed, and resuming a running flow does not clear the agents' queues.
+    transport = Transport(app.conf.broker_consumer, app)
+    transport.fetch_wait_ms = settings.fetch_wait_ms
+    app.transport = transport
+    app.flow_control = FlowControl()  # its events find the running loop when awaited
+    tables = {name: table(app, name) for name in TABLES}
+    work = transport.work
+    w = Wiring(app, settings, AvroCodec(), tables, llm, work, metrics or FlowMetrics())
+    recorder = ledger.Ledger(w)
+    w.ledger = recorder
+    transport.before_commit.append(recorder.flush)
+    for module in (hygiene, enrichment):
+        module.register(w)
+    if settings.ecp_standin is not None:
+        # Not a stage: its messages are recorded as the classifier's are, where a stage takes
+        # them.
+        ecp_standin.register(dataclasses.replace(w, ledger=Unrecorded()), settings.ecp_standin)
+    views.register(w)
+    health.register(w)
+    metrics_page.install(w, lambda: health.reasons_now(w))
+    return w
+
+
+def joined(w: Wiring) -> dict[str, list[str]]:
+    """What must be co-partitioned: for each agent that reads several topics or keeps a
+    table, its input topics and its tables' changelogs (``streams.kafka.partitions``)."""
+    groups: dict[str, list[str]] = {}
+    for agent in w.app.agents.values():
+        names = list(agent.channel.topics)
+        names += [
+            w.tables[table].changelog_topic.get_topic_name()
+            for table, keepers in TABLE_AGENTS.items()
+            if agent.name in keepers
+        ]
+        if len(names) > 1:
+            groups[f"agent {agent.name}"] = names
+    return groups
