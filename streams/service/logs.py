@@ -192,16 +192,25 @@ def log_compensation(event: Mapping[str, Any]) -> None:
 
 
 def mask_bearer(text: str) -> str:
-    """``Bearer <anything>`` up to the next space or quote becomes ``Bearer [REDACTED]``."""
-    lowered, out, start = text.lower(), [], 0
-    while (found := lowered.find(_BEARER, start)) >= 0:
+    """``Bearer <anything>`` up to the next space or quote becomes ``Bearer [REDACTED]``.
+
+    A repeated scheme word (``Bearer Bearer <token>``) is skipped, not taken for the token; a
+    token that itself ends in the scheme word (``xBearer <token>``) has what follows masked too;
+    and the case-insensitive search runs on a same-length lowering, so its offsets are the text's
+    (``str.lower`` turns some letters into two characters, which would shift them).
+    """
+    lowered = "".join(ch if len(low := ch.lower()) != 1 else low for ch in text)
+    out, start, search = [], 0, 0
+    while (found := lowered.find(_BEARER, search)) >= 0:
         begin = found + len(_BEARER)
+        while lowered.startswith(_BEARER, begin):
+            begin += len(_BEARER)
         end = begin
         while end < len(text) and text[end] not in " \t\r\n'\",;}])":
             end += 1
         out.append(text[start:begin])
         out.append(REDACTED if end > begin else "")
-        start = end
+        start, search = end, begin
     out.append(text[start:])
     return "".join(out)
 
