@@ -18,20 +18,26 @@ import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
+from article_runtime import contracts
 from article_runtime.errors import ContractError
 from article_runtime.model import CandidateSet
-from article_runtime.tokens import count_tokens
+from article_runtime.tokens import count_tokens, token_counter
 
 __all__ = [
     "ESCAPED_CHARACTER",
     "AnswerBounds",
+    "answer_shape",
     "answer_tokens",
+    "compile_shape",
     "hygiene_bounds",
     "is_id",
     "list_overflow",
     "longest_answer_length",
+    "shape_length",
+    "shape_tokens",
 ]
 
 ESCAPED_CHARACTER = 12
@@ -94,81 +100,139 @@ def list_overflow(data: object, bounds: AnswerBounds) -> str | None:
     return None
 
 
-class _Walk:
-    """One pass over a schema building the longest valid answer."""
+@dataclass(frozen=True, slots=True)
+class _Literal:
+    value: Any  # the longest value an enum (or a boolean, or null) admits
 
-    def __init__(self, schema: Mapping[str, Any], bounds: AnswerBounds) -> None:
-        self.definitions: Mapping[str, Any] = schema.get("definitions") or {}
-        self.bounds = bounds
-        self.free: list[int] = []  # maxLength of every string of free text in the answer
 
-    def node(self, node: Mapping[str, Any], name: str | None) -> Any:
+@dataclass(frozen=True, slots=True)
+class _Id:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class _Free:
+    max_length: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Object:
+    fields: tuple[tuple[str, _Shape], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Array:
+    item: _Shape
+    max_items: int | None  # None: bounded per article by ``AnswerBounds.lists[name]``
+    name: str
+
+
+_Shape = _Literal | _Id | _Free | _Object | _Array
+
+
+def compile_shape(schema: Mapping[str, Any]) -> _Shape:
+    """The longest answer ``schema`` admits, as a tree of bounded parts.
+
+    Raises:
+        ContractError: ``malformed_schema`` when some part has no bound (an array without
+            ``maxItems`` is bounded per article by its property name; a string of free text
+            needs ``maxLength``; a number has none).
+    """
+    definitions: Mapping[str, Any] = schema.get("definitions") or {}
+
+    def shape(node: Mapping[str, Any], name: str) -> _Shape:
         ref = node.get("$ref")
         if ref is not None:
-            return self.node(self.definitions[str(ref).rsplit("/", 1)[-1]], name)
+            return shape(definitions[str(ref).rsplit("/", 1)[-1]], name)
         if "enum" in node:
-            return max(node["enum"], key=lambda value: len(json.dumps(value)))
+            return _Literal(max(node["enum"], key=lambda value: len(json.dumps(value))))
         types = node.get("type")
         names = [str(t) for t in (types if isinstance(types, list) else [types])]
-        for kind in ("object", "array", "string"):  # the longest a union admits
-            if kind in names:
-                return getattr(self, kind)(node, name)
+        if "object" in names:  # the longest a union admits
+            fields = (node.get("properties") or {}).items()
+            return _Object(tuple((key, shape(sub, key)) for key, sub in fields))
+        if "array" in names:
+            limit = node.get("maxItems")
+            item = shape(node.get("items") or {}, name)
+            return _Array(item, None if limit is None else int(limit), name)
+        if "string" in names:
+            if is_id(node):
+                return _Id()
+            if "maxLength" not in node:
+                raise ContractError("malformed_schema", f"string {name!r} has no maxLength")
+            return _Free(int(node["maxLength"]))
         if "boolean" in names:
-            return False
+            return _Literal(False)
         if names == ["null"]:
-            return None
-        raise ContractError("malformed_schema", f"no length bound for {names}")
+            return _Literal(None)
+        raise ContractError("malformed_schema", f"{name!r}: no length bound for {names}")
 
-    def object(self, node: Mapping[str, Any], _name: str | None) -> dict[str, Any]:
-        return {key: self.node(sub, key) for key, sub in (node.get("properties") or {}).items()}
-
-    def array(self, node: Mapping[str, Any], name: str | None) -> list[Any]:
-        items: Mapping[str, Any] = node.get("items") or {}
-        if "maxItems" in node:
-            return [self.node(items, None) for _ in range(int(node["maxItems"]))]
-        values = self.bounds.lists.get(name or "")
-        if values is None:
-            raise ContractError(
-                "malformed_schema", f"array {name!r} has no maxItems and no per-article bound"
-            )
-        if is_id(items):
-            return list(values)
-        return [self.node(items, None) for _ in values]
-
-    def string(self, node: Mapping[str, Any], _name: str | None) -> str:
-        if is_id(node):
-            return self.bounds.longest_id or "x" * int(node["maxLength"])
-        if "maxLength" not in node:
-            raise ContractError("malformed_schema", "a string of free text has no maxLength")
-        self.free.append(int(node["maxLength"]))
-        return ""
+    return shape(schema, "")
 
 
-def _longest(schema: Mapping[str, Any], bounds: AnswerBounds) -> tuple[Any, list[int]]:
-    walk = _Walk(schema, bounds)
-    return walk.node(schema, None), walk.free
+@cache
+def answer_shape(name: str) -> _Shape:
+    """``compile_shape`` of the output schema ``name`` (``contracts.HYGIENE_OUTPUT``...)."""
+    return compile_shape(contracts.load_schema(name))
 
 
-def _length(value: Any) -> int:
-    """Characters of ``value`` as compact JSON with every string character escaped at most."""
-    if isinstance(value, dict):
-        inner = sum(_length(key) + 1 + _length(item) for key, item in value.items())
-        return 2 + inner + max(len(value) - 1, 0)
-    if isinstance(value, list):
-        return 2 + sum(_length(item) for item in value) + max(len(value) - 1, 0)
-    if isinstance(value, str):  # a key, an ID or an enum value: known characters
-        return 2 + sum(ESCAPED_CHARACTER if ord(ch) > 0xFFFF else 6 for ch in value)
-    return len(json.dumps(value))  # null, false
+def _escaped(text: str) -> int:
+    """Characters of ``text`` as a JSON string with every character escaped."""
+    if text.isascii():
+        return 2 + 6 * len(text)
+    return 2 + sum(ESCAPED_CHARACTER if ord(ch) > 0xFFFF else 6 for ch in text)
 
 
-def longest_answer_length(schema: Mapping[str, Any], bounds: AnswerBounds) -> int:
-    """The most characters, outside JSON whitespace, a valid answer can hold.
+def _count(node: _Array, bounds: AnswerBounds) -> int:
+    if node.max_items is not None:
+        return node.max_items
+    values = bounds.lists.get(node.name)
+    if values is None:
+        raise ContractError(
+            "malformed_schema", f"array {node.name!r} has no maxItems and no per-article bound"
+        )
+    return len(values)
+
+
+def _length(node: _Shape, bounds: AnswerBounds, longest_id: int) -> int:
+    if isinstance(node, _Literal):
+        value = node.value
+        return _escaped(value) if isinstance(value, str) else len(json.dumps(value))
+    if isinstance(node, _Id):
+        return longest_id
+    if isinstance(node, _Free):
+        return 2 + ESCAPED_CHARACTER * node.max_length
+    if isinstance(node, _Object):
+        inner = sum(
+            _escaped(key) + 1 + _length(sub, bounds, longest_id) for key, sub in node.fields
+        )
+        return 2 + inner + max(len(node.fields) - 1, 0)
+    count = _count(node, bounds)
+    if isinstance(node.item, _Id) and node.max_items is None:
+        values = bounds.lists[node.name]
+        joined = "".join(values)
+        items = 2 * count + (6 * len(joined) if joined.isascii() else _escaped(joined) - 2)
+    else:
+        items = count * _length(node.item, bounds, longest_id)
+    return 2 + items + max(count - 1, 0)
+
+
+def longest_answer_length(name: str, bounds: AnswerBounds) -> int:
+    """The most characters, outside JSON whitespace, a valid answer to output schema ``name``
+    can hold for the article ``bounds`` describes.
 
     Raises:
         ContractError: ``malformed_schema`` when some part of the schema is unbounded.
     """
-    value, free = _longest(schema, bounds)  # free text left empty: add its longest
-    return _length(value) + ESCAPED_CHARACTER * sum(free)
+    return shape_length(answer_shape(name), bounds)
+
+
+def shape_length(shape: _Shape, bounds: AnswerBounds) -> int:
+    """``longest_answer_length`` of a compiled schema."""
+    return _length(shape, bounds, _escaped(bounds.longest_id) if bounds.ids else 2 + 6 * 16)
+
+
+_JSON_STRING = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def densest(texts: Sequence[str], width: int, encoding: str) -> float:
@@ -179,32 +243,74 @@ def densest(texts: Sequence[str], width: int, encoding: str) -> float:
     if not whole:
         return 1.0
     if len(whole) < width:
-        return _string_tokens(whole, encoding) / len(whole)
-    pieces = (whole[at : at + width] for at in range(0, len(whole) - width + 1, width))
-    return max(_string_tokens(piece, encoding) for piece in pieces) / width
+        return count_tokens(_JSON_STRING(whole), encoding) / len(whole)
+    count, string = token_counter(encoding), _JSON_STRING
+    ends = range(width, len(whole) + 1, width)
+    return max([count(string(whole[end - width : end])) for end in ends]) / width
 
 
-def _string_tokens(text: str, encoding: str) -> int:
-    return count_tokens(json.dumps(text, ensure_ascii=False), encoding)
+@dataclass
+class _Rendering:
+    """The longest answer written out once, each array of repeated objects with one item:
+    the others are counted as ``repeats`` (how many more, and one item's text)."""
+
+    bounds: AnswerBounds
+    free: list[tuple[int, int]] = field(default_factory=list)  # (maxLength, occurrences)
+    repeats: list[tuple[int, str]] = field(default_factory=list)
+
+    def value(self, node: _Shape, times: int, level: int, reduce: bool) -> Any:
+        if isinstance(node, _Literal):
+            return node.value
+        if isinstance(node, _Id):
+            return self.bounds.longest_id or "x" * 16
+        if isinstance(node, _Free):
+            self.free.append((node.max_length, times))
+            return ""
+        if isinstance(node, _Object):
+            return {key: self.value(sub, times, level + 1, reduce) for key, sub in node.fields}
+        count = _count(node, self.bounds)
+        if isinstance(node.item, _Id) and node.max_items is None:
+            return list(self.bounds.lists[node.name])
+        if reduce and count > 1 and isinstance(node.item, (_Object, _Array)):
+            first = self.value(node.item, times * count, level + 1, reduce=False)
+            text = json.dumps(first, ensure_ascii=False, indent=2)
+            indented = "\n".join(" " * 2 * (level + 1) + line for line in text.split("\n"))
+            self.repeats.append((count - 1, ",\n" + indented))
+            return [first]
+        return [self.value(node.item, times, level + 1, reduce) for _ in range(count)]
 
 
 def answer_tokens(
-    schema: Mapping[str, Any],
+    name: str,
     bounds: AnswerBounds,
     encoding: str,
     *,
     density: Callable[[Sequence[str], int, str], float] = densest,
 ) -> int:
-    """The tokens of the longest valid answer in ``encoding``: its structure and IDs counted
-    exactly as pretty-printed JSON, each free-text string as ``maxLength`` characters at the
-    densest tokens per character of the article's text.
+    """The tokens of the longest valid answer to output schema ``name`` in ``encoding``: its
+    structure and IDs counted as pretty-printed JSON (each repeated object counted once and
+    multiplied, one token more each for where two meet), each free-text string as
+    ``maxLength`` characters at the densest tokens per character of the article's text.
 
     Raises:
         ContractError: ``malformed_schema`` when some part of the schema is unbounded.
     """
-    value, free = _longest(schema, bounds)
-    structure = count_tokens(json.dumps(value, ensure_ascii=False, indent=2), encoding)
-    if not free:
-        return structure
-    per_character = density(bounds.texts, min(free), encoding)
-    return structure + sum(math.ceil(length * per_character) for length in free)
+    return shape_tokens(answer_shape(name), bounds, encoding, density=density)
+
+
+def shape_tokens(
+    shape: _Shape,
+    bounds: AnswerBounds,
+    encoding: str,
+    *,
+    density: Callable[[Sequence[str], int, str], float] = densest,
+) -> int:
+    """``answer_tokens`` of a compiled schema."""
+    rendering = _Rendering(bounds)
+    value = rendering.value(shape, 1, 0, reduce=True)
+    tokens = count_tokens(json.dumps(value, ensure_ascii=False, indent=2), encoding)
+    tokens += sum(more * (count_tokens(text, encoding) + 1) for more, text in rendering.repeats)
+    if rendering.free:
+        per_character = density(bounds.texts, min(m for m, _ in rendering.free), encoding)
+        tokens += sum(times * math.ceil(m * per_character) for m, times in rendering.free)
+    return tokens

@@ -86,6 +86,55 @@ def wire_schema(name: str) -> dict[str, Any]:
     return stripped
 
 
+# OpenAI's structured outputs with strict: true enforce a subset of JSON Schema and refuse a
+# schema holding these keywords (its supported list has no string lengths and no uniqueness);
+# the harness still checks them against the file.
+NOT_IN_STRICT = frozenset({"minLength", "maxLength", "uniqueItems"})
+
+
+def _strict(node: Any, optional_nullable: bool = False) -> Any:
+    """One node of the strict adaptation (see ``strict_wire_schema``)."""
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key in NOT_IN_STRICT:
+            continue
+        if key == "$ref" and isinstance(value, str):
+            value = value.replace("#/definitions/", "#/$defs/")
+        elif key == "definitions":
+            key, value = "$defs", {n: _strict(sub) for n, sub in value.items()}
+        elif key == "properties":
+            required = set(node.get("required") or ())
+            value = {n: _strict(sub, n not in required) for n, sub in value.items()}
+        elif key in ("items", "additionalProperties"):
+            value = _strict(value)
+        out[key] = value
+    if optional_nullable:
+        types = out.get("type")
+        if not (isinstance(types, list) and "null" in types):
+            raise ContractError("malformed_schema", "an optional property must be nullable")
+    if out.get("type") == "object" or "properties" in out:
+        out["required"] = list(out.get("properties") or {})
+        out["additionalProperties"] = False
+    return out
+
+
+@cache
+def strict_wire_schema(name: str) -> dict[str, Any]:
+    """``wire_schema`` adapted to OpenAI's strict subset (``strict: true``): every property
+    required and every object closed; a property the file leaves optional must already be
+    nullable there, so an answer naming it null means what one leaving it out means, and
+    the harness reads strict answers as they come; ``definitions`` become ``$defs``; the
+    keywords of ``NOT_IN_STRICT`` are left to the harness.
+
+    Raises:
+        ContractError: ``malformed_schema`` for an optional property that is not nullable.
+    """
+    adapted: dict[str, Any] = _strict(wire_schema(name))
+    return adapted
+
+
 @cache
 def _validator(name: str) -> jsonschema_rs.Draft7Validator:
     return jsonschema_rs.Draft7Validator(load_schema(name))

@@ -74,8 +74,8 @@ class Run:
 
 def json_parseable(run: Run) -> None:
     """An answer longer than the longest valid one is refused before it is parsed."""
-    schema = contracts.load_schema(contracts.ENRICHMENT_OUTPUT)
-    run.data = parse_json(run.raw, max_length=longest_answer_length(schema, run.bounds))
+    limit = longest_answer_length(contracts.ENRICHMENT_OUTPUT, run.bounds)
+    run.data = parse_json(run.raw, max_length=limit)
 
 
 def schema_valid(run: Run) -> None:

@@ -100,8 +100,8 @@ def json_parseable(run: Run) -> None:
     if isinstance(run.raw, HygieneProposal):
         run.data = run.raw.model_dump(mode="json")
         return
-    schema = contracts.load_schema(contracts.HYGIENE_OUTPUT)
-    run.data = parse_json(run.raw, max_length=longest_answer_length(schema, run.bounds))
+    limit = longest_answer_length(contracts.HYGIENE_OUTPUT, run.bounds)
+    run.data = parse_json(run.raw, max_length=limit)
 
 
 def schema_valid(run: Run) -> None:

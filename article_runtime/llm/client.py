@@ -115,14 +115,18 @@ def translate_errors() -> Iterator[None]:
 
 
 def response_format(spec: ProviderSpec, name: str, schema: dict[str, Any]) -> Any:
-    if spec.response_format == "json_schema":
+    """``response_format`` for ``spec``'s answer format; ``schema`` is the one that format
+    sends (``request.response_schema``)."""
+    chosen = spec.answer_format()
+    if chosen in ("json_schema", "json_schema_strict"):
+        strict = chosen == "json_schema_strict"
         return {
             "type": "json_schema",
-            "json_schema": {"name": name, "schema": schema, "strict": False},
+            "json_schema": {"name": name, "schema": schema, "strict": strict},
         }
-    if spec.response_format == "json_object":
+    if chosen == "json_object":
         return {"type": "json_object"}
-    return openai.NOT_GIVEN
+    return openai.omit
 
 
 def cap_fields(spec: ProviderSpec, cap: int | None) -> dict[str, int]:

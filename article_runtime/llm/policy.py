@@ -126,10 +126,9 @@ async def _run(
 ) -> CallOutcome[T]:
     """The prompt and messages travel in ``trace``, which records every attempt."""
     outcome: CallOutcome[T] = CallOutcome(None, None)
-    schema = response_schema(trace.prompt)
     for role in roles:
         spec: ProviderSpec = getattr(providers, role)
-        cap = caps.for_spec(spec)
+        cap, schema = caps.for_spec(spec), response_schema(spec, trace.prompt)
         for attempt in range(1, spec.max_retries + 2):
             started = time.perf_counter()
             try:

@@ -15,7 +15,7 @@ file: ``api_key_env`` names the environment variable that holds each key.
         max_retry_after_s: 30     # a longer Retry-After goes straight to the fallback
         price_input_per_mtok: 0.40
         price_output_per_mtok: 1.60
-        response_format: json_object   # json_object (default) | json_schema | none
+        response_format: json_object   # json_schema_strict | json_schema | json_object | none
         max_output_tokens: 16384  # ceiling on the output cap (default: the model's limit)
         output_cap_param: max_completion_tokens  # or max_tokens | none (default: by model)
         reasoning_tokens: 0       # added to the cap for models that reason first
@@ -77,6 +77,11 @@ REASONING_TOKENS = 8192
 their max_completion_tokens counts it. ``params: {reasoning_effort: low}`` keeps it short."""
 
 CapParameter = Literal["max_completion_tokens", "max_tokens", "none"]
+ResponseFormat = Literal["json_schema_strict", "json_schema", "json_object", "none"]
+# OpenAI's certified models answer in structured outputs: a wrong shape cannot be decoded.
+# Other servers get json_object unless configured (docs/providers.md).
+_STRUCTURED_OUTPUTS = ("gpt-4o-mini", "gpt-4.1", "gpt-5")
+OPENAI_DEFAULT_FORMAT: ResponseFormat = "json_schema_strict"
 
 Scalar = str | int | float | bool | None
 
@@ -95,12 +100,11 @@ class ProviderSpec(BaseModel):
     max_retry_after_s: float = Field(default=30.0, ge=0)
     price_input_per_mtok: float = Field(default=0.0, ge=0)
     price_output_per_mtok: float = Field(default=0.0, ge=0)
-    # json_object by default: the prompt already carries the output schema (spec 5.3 item 3),
-    # and json_schema, non-strict, sends it again (414 more hygiene tokens a call, 129 more an
-    # enrichment call). On hygiene that lifts the same-for-every-article prefix from 699 to
-    # 1113 tokens, over the 1024 OpenAI and Gemini cache at a quarter of the price: cheaper
-    # once more than 54% of calls find it cached, fewer tokens never (bench.context_tokens).
-    response_format: Literal["json_schema", "json_object", "none"] = "json_object"
+    # None: the model's default (``answer_format``). json_schema_strict: OpenAI's structured
+    # outputs, the schema enforced in decoding (contracts.strict_wire_schema); json_schema:
+    # the whole wire schema, not strict (servers that decode by any JSON schema: llama.cpp,
+    # vLLM, Ollama); json_object: any JSON object; none: no response_format.
+    response_format: ResponseFormat | None = None
     # The output cap (see ``output_cap``): every field None takes the model's default.
     max_output_tokens: int | None = Field(default=None, gt=0)
     output_cap_param: CapParameter | None = None
@@ -118,6 +122,14 @@ class ProviderSpec(BaseModel):
     @property
     def model_name(self) -> str:
         return self.model.strip().lower().rsplit("/", 1)[-1]
+
+    def answer_format(self) -> ResponseFormat:
+        """``response_format`` as configured, else the model's default."""
+        if self.response_format is not None:
+            return self.response_format
+        if self.model_name.startswith(_STRUCTURED_OUTPUTS):
+            return OPENAI_DEFAULT_FORMAT
+        return "json_object"
 
     def cap_parameter(self) -> CapParameter:
         """The request field that carries the output cap."""

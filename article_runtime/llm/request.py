@@ -18,8 +18,12 @@ from article_runtime.tokens import tokenizer_for
 __all__ = ["OutputCaps", "response_schema"]
 
 
-def response_schema(prompt: PromptSpec) -> dict[str, Any]:
-    """The output schema as ``response_format: json_schema`` sends it."""
+def response_schema(spec: ProviderSpec, prompt: PromptSpec) -> dict[str, Any]:
+    """The output schema as ``spec``'s ``response_format`` sends it: adapted to the strict
+    subset for ``json_schema_strict``, the whole wire schema otherwise (and for the formats
+    that send none, which then go unused)."""
+    if spec.answer_format() == "json_schema_strict":
+        return contracts.strict_wire_schema(prompt.output_schema)
     return contracts.wire_schema(prompt.output_schema)
 
 
@@ -35,8 +39,8 @@ class OutputCaps:
     def answer_tokens(self, spec: ProviderSpec) -> int:
         encoding = tokenizer_for(spec.model)
         if encoding not in self._tokens:
-            schema = contracts.load_schema(self.prompt.output_schema)
-            self._tokens[encoding] = answer_tokens(schema, self.bounds, encoding)
+            name = self.prompt.output_schema
+            self._tokens[encoding] = answer_tokens(name, self.bounds, encoding)
         return self._tokens[encoding]
 
     def for_spec(self, spec: ProviderSpec) -> int | None:

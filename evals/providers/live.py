@@ -52,7 +52,7 @@ async def _complete(
     cap = OutputCaps(spec_prompt, _bounds(prompt, case_name)).for_spec(spec)
     client = ProviderClient(spec, config.api_key(spec))
     try:
-        schema = response_schema(spec_prompt)
+        schema = response_schema(spec, spec_prompt)
         done = await client.complete(
             messages, schema_name=prompt, schema=schema, max_output_tokens=cap
         )

@@ -178,3 +178,19 @@ def test_the_output_cap_settings_override_the_defaults() -> None:
     assert _spec(model="llama-3", output_cap_param="max_completion_tokens").cap_parameter() == (
         "max_completion_tokens"
     )
+
+
+@pytest.mark.parametrize(
+    ("model", "expected"),
+    [
+        ("gpt-4.1-mini", "json_schema_strict"),
+        ("gpt-4.1-nano", "json_schema_strict"),
+        ("gpt-4o-mini", "json_schema_strict"),
+        ("gpt-5-mini", "json_schema_strict"),
+        ("gemini-2.5-flash-lite", "json_object"),
+        ("qwen2.5-7b-instruct", "json_object"),
+    ],
+)
+def test_the_answer_format_defaults_by_model(model: str, expected: str) -> None:
+    assert _spec(model=model).answer_format() == expected
+    assert _spec(model=model, response_format="json_schema").answer_format() == "json_schema"
