@@ -194,3 +194,24 @@ def test_the_output_cap_settings_override_the_defaults() -> None:
 def test_the_answer_format_defaults_by_model(model: str, expected: str) -> None:
     assert _spec(model=model).answer_format() == expected
     assert _spec(model=model, response_format="json_schema").answer_format() == "json_schema"
+
+
+def test_the_self_hosted_example_is_valid_but_for_certification(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its models are not certified for the prompts (docs/providers.md says how to): every
+    other check holds, and it sets what a server of one's own needs."""
+    from article_runtime.llm.prompts import PromptSpec
+
+    monkeypatch.setattr(PromptSpec, "require_certified", lambda self, model: None)
+    example = (
+        Path(__file__).resolve().parents[2] / "examples" / "providers.self-hosted.example.yaml"
+    )
+    config = parse_providers(
+        yaml.safe_load(example.read_text()), environ={"LLAMA_API_KEY": "x", "VLLM_API_KEY": "y"}
+    )
+    for call in config.calls.values():
+        for spec in (call.runtime_primary, call.runtime_fallback):
+            assert spec.cap_parameter() == "max_tokens"
+            assert spec.answer_format() == "json_schema"
+        assert call.runtime_primary.max_retries == 0
