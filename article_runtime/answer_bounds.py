@@ -288,8 +288,9 @@ def answer_tokens(
     density: Callable[[Sequence[str], int, str], float] = densest,
 ) -> int:
     """The tokens of the longest valid answer to output schema ``name`` in ``encoding``: its
-    structure and IDs counted as pretty-printed JSON (each repeated object counted once and
-    multiplied, one token more each for where two meet), each free-text string as
+    structure and IDs counted as pretty-printed JSON (each repeated object counted once with
+    the separator before it and multiplied: alone, a piece counts about one token more than
+    where it meets the one before), each free-text string as
     ``maxLength`` characters at the densest tokens per character of the article's text.
 
     Raises:
@@ -309,7 +310,7 @@ def shape_tokens(
     rendering = _Rendering(bounds)
     value = rendering.value(shape, 1, 0, reduce=True)
     tokens = count_tokens(json.dumps(value, ensure_ascii=False, indent=2), encoding)
-    tokens += sum(more * (count_tokens(text, encoding) + 1) for more, text in rendering.repeats)
+    tokens += sum(more * count_tokens(text, encoding) for more, text in rendering.repeats)
     if rendering.free:
         per_character = density(bounds.texts, min(m for m, _ in rendering.free), encoding)
         tokens += sum(times * math.ceil(m * per_character) for m, times in rendering.free)

@@ -305,3 +305,20 @@ def test_an_unbounded_part_of_a_schema_is_a_contract_error() -> None:
     ):
         with pytest.raises(ContractError, match="malformed_schema"):
             shape_length(compile_shape(schema), bounds)
+
+
+@pytest.mark.parametrize("name", ARTICLES)
+def test_the_structure_of_the_longest_answer_is_counted_within_one_token_a_repeat(
+    name: str,
+) -> None:
+    """Free text aside (no tokens a character), the cap is the longest answer written out
+    with empty strings, counted whole: at least that, and at most one token more for each
+    repeated object (repairs, removal reasons) where two of them meet."""
+    c = article(name)
+    longest = maximal_hygiene_answer(c)
+    for repair in longest["repairs"]:
+        repair.update(original="", replacement="", justification="")
+    exact = count_tokens(json.dumps(longest, ensure_ascii=False, indent=2))
+    counted = answer_tokens(HYGIENE, hygiene_bounds(c), "o200k_base", density=lambda *_: 0.0)
+    repeats = len(longest["repairs"]) - 1 + len(longest["removed_block_reasons"]) - 1
+    assert exact <= counted <= exact + repeats
