@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import math
 import statistics
+import time
 from collections.abc import Iterable, Iterator, Sequence
 
 from article_runtime.answer_bounds import answer_tokens, hygiene_bounds
@@ -237,9 +238,11 @@ def tally(pages: Iterator[Page]) -> dict[str, list[float]]:
             )
         # What each request may answer (issue 40): the longest valid answer's tokens, the
         # output cap sent before the reasoning allowance and the model's ceiling.
-        rows.setdefault("output cap a call (longest valid answer)", []).append(
-            answer_tokens(SPEC.output_schema, hygiene_bounds(candidates), TOKENIZER)
-        )
+        started = time.process_time()
+        cap = answer_tokens(SPEC.output_schema, hygiene_bounds(candidates), TOKENIZER)
+        spent = time.process_time() - started
+        rows.setdefault("output cap a call (longest valid answer)", []).append(cap)
+        rows.setdefault("output cap: CPU microseconds to size it", []).append(spent * 1e6)
         # The warm rows assume every call finds the prefix cached; this is the share of
         # cached calls from which a format's longer prefix costs less than json_object's.
         for mode in ("json_schema", "json_schema_strict"):
