@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 import jsonschema_rs
 
+from article_runtime.bounded_json import shown_key
 from article_runtime.errors import ContractError
 from article_runtime.resources import JSON_SCHEMA_DIR
 
@@ -20,14 +22,20 @@ ENRICHMENT_OUTPUT = "article_sentiment_tags.output"
 
 @dataclass(frozen=True, slots=True)
 class Violation:
-    """One way an instance breaks its schema: where, which keyword, and the message."""
+    """One way an instance breaks its schema: where, which keyword, and the rule's bound.
+
+    ``str`` is ``path: rule`` (``kept_block_ids: required``, ``repairs/3/original: maxLength
+    200``, ``(root): additionalProperties 'summary'``): names from the schema, indices and
+    bounds, never a value of the answer, so it can travel into attempt records and traces.
+    """
 
     where: str  # instance path joined with "/", "(root)" for the top level
     keyword: str  # the schema keyword that failed: "enum", "minItems", "additionalProperties"...
-    message: str
+    bound: str = ""  # the rule's own value: a limit, the expected types, unexpected field names
 
     def __str__(self) -> str:
-        return f"{self.where}: {self.message}"[:300]
+        rule = f"{self.keyword} {self.bound}" if self.bound else self.keyword
+        return f"{self.where}: {rule}"[:300]
 
 
 @cache
@@ -78,26 +86,88 @@ def wire_schema(name: str) -> dict[str, Any]:
     return stripped
 
 
+# OpenAI's structured outputs with strict: true enforce a subset of JSON Schema and refuse a
+# schema holding these keywords (its supported list has no string lengths and no uniqueness);
+# the harness still checks them against the file.
+NOT_IN_STRICT = frozenset({"minLength", "maxLength", "uniqueItems"})
+
+
+def _strict(node: Any, optional_nullable: bool = False) -> Any:
+    """One node of the strict adaptation (see ``strict_wire_schema``)."""
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key in NOT_IN_STRICT:
+            continue
+        if key == "$ref" and isinstance(value, str):
+            value = value.replace("#/definitions/", "#/$defs/")
+        elif key == "definitions":
+            key, value = "$defs", {n: _strict(sub) for n, sub in value.items()}
+        elif key == "properties":
+            required = set(node.get("required") or ())
+            value = {n: _strict(sub, n not in required) for n, sub in value.items()}
+        elif key in ("items", "additionalProperties"):
+            value = _strict(value)
+        out[key] = value
+    if optional_nullable:
+        types = out.get("type")
+        if not (isinstance(types, list) and "null" in types):
+            raise ContractError("malformed_schema", "an optional property must be nullable")
+    if out.get("type") == "object" or "properties" in out:
+        out["required"] = list(out.get("properties") or {})
+        out["additionalProperties"] = False
+    return out
+
+
+@cache
+def strict_wire_schema(name: str) -> dict[str, Any]:
+    """``wire_schema`` adapted to OpenAI's strict subset (``strict: true``): every property
+    required and every object closed; a property the file leaves optional must already be
+    nullable there, so an answer naming it null means what one leaving it out means, and
+    the harness reads strict answers as they come; ``definitions`` become ``$defs``; the
+    keywords of ``NOT_IN_STRICT`` are left to the harness.
+
+    Raises:
+        ContractError: ``malformed_schema`` for an optional property that is not nullable.
+    """
+    adapted: dict[str, Any] = _strict(wire_schema(name))
+    return adapted
+
+
 @cache
 def _validator(name: str) -> jsonschema_rs.Draft7Validator:
     return jsonschema_rs.Draft7Validator(load_schema(name))
 
 
-def violations(name: str, instance: object) -> list[Violation]:
-    """Every violation of schema ``name`` (jsonschema-rs: ~500x faster than pure Python on a
-    300-block proposal, which mattered for the per-article CPU budget)."""
-    return [
-        Violation(
-            where="/".join(str(p) for p in error.instance_path) or "(root)",
-            keyword=str(error.schema_path[-1]) if error.schema_path else "",
-            message=error.message,
-        )
-        for error in _validator(name).iter_errors(instance)
-    ]
+def _violation(error: jsonschema_rs.ValidationError) -> Violation:
+    """The error by its place and rule: a missing property joins the path (``kept_block_ids:
+    required``), a limit or type follows the rule; unexpected fields are named only when
+    they read as field names (``bounded_json.shown_key``)."""
+    path = [str(p) for p in error.instance_path]
+    keyword = str(error.schema_path[-1]) if error.schema_path else ""
+    kind = error.kind
+    bound = ""
+    if isinstance(kind, jsonschema_rs.ValidationErrorKind.Required):
+        path.append(str(kind.property))
+    elif isinstance(kind, jsonschema_rs.ValidationErrorKind.Type):
+        bound = "|".join(str(t) for t in kind.types)
+    elif isinstance(kind, jsonschema_rs.ValidationErrorKind.AdditionalProperties):
+        bound = ", ".join(shown_key(str(key)) for key in kind.unexpected)
+    elif hasattr(kind, "limit"):
+        bound = str(kind.limit)
+    return Violation(where="/".join(path) or "(root)", keyword=keyword, bound=bound)
+
+
+def violations(name: str, instance: object) -> Iterator[Violation]:
+    """Every violation of schema ``name``, in the validator's order, made as they are read
+    (jsonschema-rs: ~500x faster than pure Python on a 300-block proposal, which mattered
+    for the per-article CPU budget)."""
+    return (_violation(error) for error in _validator(name).iter_errors(instance))
 
 
 def first_violation(name: str, instance: object) -> str | None:
-    """A one-line description of the first schema violation, or None when valid."""
+    """The first schema violation as ``path: rule``, or None when valid."""
     if _validator(name).is_valid(instance):
         return None
-    return str(violations(name, instance)[0])
+    return str(next(violations(name, instance)))

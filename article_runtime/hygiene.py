@@ -9,15 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
-from article_runtime import bounded_json
+from article_runtime.answer_bounds import hygiene_bounds
 from article_runtime.errors import NoValidProposal
 from article_runtime.extract import deterministic_article
 from article_runtime.harness.pipeline import HarnessResult, run_hygiene_harness
 from article_runtime.llm.policy import LLMRuntime, Verdict, serves
 from article_runtime.llm.prompts import load_prompt
-from article_runtime.llm.records import ValidationSummary, step_verdict
+from article_runtime.llm.records import (
+    ValidationSummary,
+    failed_step,
+    step_verdict,
+    traced_answer,
+)
 from article_runtime.llm.render import hygiene_messages
 from article_runtime.model import AssembledArticle, AttemptRecord, CandidateSet, PromptRef, Usage
 from article_runtime.model.article import Path
@@ -40,20 +44,16 @@ _GROUNDING_STEPS = (
 def summarize(result: HarnessResult) -> ValidationSummary:
     """The harness verdict as a trace records it (spec 12)."""
     outcomes = {s.name: s.outcome for s in result.report.steps}
+    step, detail = failed_step(result.report)
     return ValidationSummary(
         schema_valid=step_verdict(outcomes, _SCHEMA_STEPS, ()),
         grounding_valid=step_verdict(outcomes, _GROUNDING_STEPS, _SCHEMA_STEPS),
         reason=result.report.reason,
+        step=step,
+        detail=detail,
         repairs_applied=[r.model_dump() for r in result.repairs.applied],
         repairs_rejected=[r.model_dump() for r in result.repairs.rejected],
     )
-
-
-def _parsed(content: str) -> Any:
-    try:
-        return bounded_json.loads(content)
-    except ValueError:
-        return content[:2000]
 
 
 def role_path(role: Role) -> Path:
@@ -69,7 +69,8 @@ def harness_judge(
         result = run_hygiene_harness(
             candidates, content, source_html=raw, path=role_path(role), source=source
         )
-        return Verdict(result.article, result.report.reason, summarize(result), _parsed(content))
+        answer = traced_answer(content, result.report)
+        return Verdict(result.article, result.report.reason, summarize(result), answer)
 
     return judge
 
@@ -105,7 +106,12 @@ async def run_hygiene(
         return judge(content, role)
 
     outcome = await llm.call(
-        HYGIENE, prompt, hygiene_messages(prompt, candidates), keep, trace_key=source
+        HYGIENE,
+        prompt,
+        hygiene_messages(prompt, candidates),
+        keep,
+        bounds=hygiene_bounds(candidates),
+        trace_key=source,
     )
     if outcome.value is None or outcome.role is None:
         return _deterministic(candidates, raw, source=source, attempts=outcome.attempts)

@@ -12,8 +12,10 @@ from __future__ import annotations
 import argparse
 import math
 import statistics
+import time
 from collections.abc import Iterable, Iterator, Sequence
 
+from article_runtime.answer_bounds import answer_tokens, hygiene_bounds
 from article_runtime.candidates import build_candidates
 from article_runtime.candidates.decode import decode_html
 from article_runtime.errors import InputError
@@ -25,17 +27,14 @@ from article_runtime.tokens import TOKENIZER, count_tokens
 from bench.run import (
     CACHE_MIN_TOKENS,
     DEFAULT_RESPONSE_FORMAT,
+    RESPONSE_FORMAT_TOKENS,
     SCHEMA_TOKENS,
     SETS,
-    WIRE_SCHEMA_TOKENS,
     Page,
     cached_tokens,
 )
 
 SPEC = load_prompt("article_content_hygiene")
-# What the default provider setting sends in response_format besides the prompt (bench/run.py):
-# billed context, the same for every article, counted in the whole context and the fixed prefix.
-RESPONSE_FORMAT_TOKENS = SCHEMA_TOKENS
 # Cached input costs a quarter of the price (gpt-4.1-mini, gemini-2.5-flash-lite; gpt-4o-mini:
 # half); what a provider can cache is bench.run.cached_tokens. A call in full-price tokens.
 CACHED_PRICE_SHARE = 0.25
@@ -164,8 +163,8 @@ def parts(candidates: CandidateSet) -> dict[str, int]:
     return {
         **fixed,
         "fixed: headings, versions, fence, final request": rest,
-        f"fixed: response_format schema ({DEFAULT_RESPONSE_FORMAT})": RESPONSE_FORMAT_TOKENS,
-        PREFIX: count_tokens(prefix) + RESPONSE_FORMAT_TOKENS,
+        f"fixed: response_format schema ({DEFAULT_RESPONSE_FORMAT})": SCHEMA_TOKENS,
+        PREFIX: count_tokens(prefix) + SCHEMA_TOKENS,
         "data": count_tokens(data),
         "data: block text": texts,
         "data: block framing": _tokens_of_lines(data, (b.id for b in blocks)) - texts,
@@ -179,7 +178,7 @@ def parts(candidates: CandidateSet) -> dict[str, int]:
         "data: links": _tokens_of_lines(data, (link.id for link in candidates.links)),
         "data: images": _tokens_of_lines(data, (image.id for image in candidates.images)),
         **_framing(data, candidates),
-        "whole context": count_tokens(whole) + RESPONSE_FORMAT_TOKENS,
+        "whole context": count_tokens(whole) + SCHEMA_TOKENS,
     }
 
 
@@ -221,25 +220,36 @@ def tally(pages: Iterator[Page]) -> dict[str, list[float]]:
         rows.setdefault("pages with whole <= 10% of HTML", []).append(
             float(counted["whole context"] <= 0.1 * html)
         )
-        # Both response_format settings side by side: json_schema sends the wire schema.
+        # Every response_format side by side: the json_schema ones send their schema.
         bare, prefix = (
-            counted["whole context"] - RESPONSE_FORMAT_TOKENS,
-            counted[PREFIX] - RESPONSE_FORMAT_TOKENS,
+            counted["whole context"] - SCHEMA_TOKENS,
+            counted[PREFIX] - SCHEMA_TOKENS,
         )
-        for mode, extra in (("json_schema", WIRE_SCHEMA_TOKENS), ("json_object", 0)):
+        for mode, extra in RESPONSE_FORMAT_TOKENS.items():
+            rows.setdefault(f"whole tokens a call, response_format {mode}", []).append(bare + extra)
             rows.setdefault(f"whole / HTML, response_format {mode}", []).append(
                 (bare + extra) / html
             )
-            rows.setdefault(f"price-weighted tokens, response_format {mode}", []).append(
+            rows.setdefault(f"price-weighted tokens, cache cold, {mode}", []).append(
+                float(bare + extra)
+            )
+            rows.setdefault(f"price-weighted tokens, cache warm, {mode}", []).append(
                 priced_tokens(bare + extra, prefix + extra)
             )
-        # The price-weighted rows assume every call finds the prefix cached; this is the
-        # share of cached calls from which json_schema's longer prefix costs less.
-        rows.setdefault("json_schema cheaper from cache hits / calls of", []).append(
-            break_even_hits(
-                (bare + WIRE_SCHEMA_TOKENS, prefix + WIRE_SCHEMA_TOKENS), (bare, prefix)
+        # What each request may answer (issue 40): the longest valid answer's tokens, the
+        # output cap sent before the reasoning allowance and the model's ceiling.
+        started = time.process_time()
+        cap = answer_tokens(SPEC.output_schema, hygiene_bounds(candidates), TOKENIZER)
+        spent = time.process_time() - started
+        rows.setdefault("output cap a call (longest valid answer)", []).append(cap)
+        rows.setdefault("output cap: CPU microseconds to size it", []).append(spent * 1e6)
+        # The warm rows assume every call finds the prefix cached; this is the share of
+        # cached calls from which a format's longer prefix costs less than json_object's.
+        for mode in ("json_schema", "json_schema_strict"):
+            extra = RESPONSE_FORMAT_TOKENS[mode]
+            rows.setdefault(f"{mode} cheaper from cache hits / calls of", []).append(
+                break_even_hits((bare + extra, prefix + extra), (bare, prefix))
             )
-        )
     variable = [w - f for w, f in zip(rows["whole context"], rows[PREFIX], strict=True)]
     for target in TARGETS:
         budget = fixed_budget(variable, rows["raw HTML"], target)

@@ -25,7 +25,7 @@ import trafilatura
 
 from article_runtime.candidates import build_candidates
 from article_runtime.candidates.decode import decode_html
-from article_runtime.contracts import wire_schema
+from article_runtime.contracts import strict_wire_schema, wire_schema
 from article_runtime.deterministic import deterministic_proposal
 from article_runtime.errors import InputError, NoValidProposal
 from article_runtime.harness.pipeline import run_hygiene_harness
@@ -101,14 +101,23 @@ SETS: dict[str, Callable[[int | None], Iterator[Page]]] = {
 
 
 HYGIENE_PROMPT = load_prompt("article_content_hygiene")
-# The output schema a provider configured with response_format json_schema (not the default,
-# llm/providers.py) receives with every call besides the prompt's own (contracts.wire_schema):
-# context it bills, the same for every article, part of the cacheable prefix. json_object
-# (the default) sends none.
-WIRE_SCHEMA_TOKENS = count_tokens(
-    json.dumps(wire_schema(HYGIENE_PROMPT.output_schema), separators=(",", ":"))
-)
-DEFAULT_RESPONSE_FORMAT = ProviderSpec.model_fields["response_format"].default
+# The output schema a provider receives in response_format besides the prompt's own, by
+# format (contracts.wire_schema, contracts.strict_wire_schema): context it bills, the same for
+# every article, part of the cacheable prefix. json_object sends none.
+RESPONSE_FORMAT_TOKENS = {
+    "json_object": 0,
+    "json_schema": count_tokens(
+        json.dumps(wire_schema(HYGIENE_PROMPT.output_schema), separators=(",", ":"))
+    ),
+    "json_schema_strict": count_tokens(
+        json.dumps(strict_wire_schema(HYGIENE_PROMPT.output_schema), separators=(",", ":"))
+    ),
+}
+WIRE_SCHEMA_TOKENS = RESPONSE_FORMAT_TOKENS["json_schema"]
+# What the certified OpenAI models get when their providers set no response_format.
+DEFAULT_RESPONSE_FORMAT = ProviderSpec(
+    base_url="https://api.openai.com/v1", model="gpt-4.1-mini", api_key_env="-"
+).answer_format()
 # OpenAI's prompt caching (Gemini's implicit caching has the same minimum): a shared prefix is
 # cached from 1024 tokens on, in steps of 128; the tokens past the last step are billed in full.
 CACHE_MIN_TOKENS = 1024
@@ -123,7 +132,7 @@ def cached_tokens(prefix_tokens: int) -> int:
     return CACHE_MIN_TOKENS + steps * CACHE_STEP_TOKENS
 
 
-SCHEMA_TOKENS = WIRE_SCHEMA_TOKENS if DEFAULT_RESPONSE_FORMAT == "json_schema" else 0
+SCHEMA_TOKENS = RESPONSE_FORMAT_TOKENS.get(DEFAULT_RESPONSE_FORMAT, 0)
 
 
 @dataclass(frozen=True)
@@ -362,7 +371,8 @@ def table(results: dict[str, Tally], counts: dict[str, int]) -> str:
         lines.append(f"{label:<{width}} | {values}")
     lines.append(
         f"tokens: {TOKENIZER}; data = the candidate set as rendered for the model, whole = data "
-        f"plus system prompt and what response_format {DEFAULT_RESPONSE_FORMAT} (the default) "
+        f"plus system prompt and what response_format {DEFAULT_RESPONSE_FORMAT} (the certified "
+        "OpenAI models' default) "
         f"sends ({SCHEMA_TOKENS} schema tokens); cached prefix = everything before the data, "
         "that schema included, the same for every article (OpenAI and "
         "Gemini cache only prompts of 1024 tokens or more, response_format's schema "

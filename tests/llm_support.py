@@ -25,21 +25,28 @@ def providers_yaml(
     timeout_s: float = 3.0,
     max_retries: int = 2,
     response_format: str | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
+    """Both calls' providers; ``extra`` adds fields to every provider (``max_output_tokens``...)."""
+
     def provider(model: str, key_env: str) -> dict[str, Any]:
         chosen = {} if response_format is None else {"response_format": response_format}
-        return chosen | {
-            "base_url": base_url,
-            "model": model,
-            "api_key_env": key_env,
-            "timeout_s": timeout_s,
-            "max_retries": max_retries,
-            "backoff_s": 0.01,
-            "max_backoff_s": 0.05,
-            "max_retry_after_s": 5,
-            "price_input_per_mtok": 0.4,
-            "price_output_per_mtok": 1.6,
-        }
+        return (
+            chosen
+            | (extra or {})
+            | {
+                "base_url": base_url,
+                "model": model,
+                "api_key_env": key_env,
+                "timeout_s": timeout_s,
+                "max_retries": max_retries,
+                "backoff_s": 0.01,
+                "max_backoff_s": 0.05,
+                "max_retry_after_s": 5,
+                "price_input_per_mtok": 0.4,
+                "price_output_per_mtok": 1.6,
+            }
+        )
 
     one_call = {
         "runtime_primary": provider(PRIMARY, "TEST_PRIMARY_KEY"),

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from article_runtime import bounded_json
 from article_runtime.enrichment.blocks import build_enrichment_input
+from article_runtime.enrichment.bounds import enrichment_bounds
 from article_runtime.enrichment.harness import validate_enrichment
 from article_runtime.enrichment.model import (
     EnrichedArticle,
@@ -17,7 +15,12 @@ from article_runtime.enrichment.model import (
 from article_runtime.errors import InputError
 from article_runtime.llm.policy import LLMRuntime, Validator, Verdict, serves
 from article_runtime.llm.prompts import load_prompt
-from article_runtime.llm.records import ValidationSummary, step_verdict
+from article_runtime.llm.records import (
+    ValidationSummary,
+    failed_step,
+    step_verdict,
+    traced_answer,
+)
 from article_runtime.llm.render import enrichment_messages
 from article_runtime.model import AssembledArticle, Usage
 from article_runtime.model.attempts import LogicalCall, Role
@@ -29,17 +32,17 @@ def _judge(inp: EnrichmentInput) -> Validator[EnrichmentProposal]:
     def judge(content: str, _role: Role) -> Verdict[EnrichmentProposal]:
         verdict = validate_enrichment(content, inp)
         steps = {s.name: s.outcome for s in verdict.report.steps}
+        step, detail = failed_step(verdict.report)
         summary = ValidationSummary(
             schema_valid=step_verdict(steps, ("json_parseable", "schema_valid"), ()),
             grounding_valid=step_verdict(
                 steps, ("evidence_ids", "tag_language", "no_body_text"), ("schema_valid",)
             ),
             reason=verdict.report.reason,
+            step=step,
+            detail=detail,
         )
-        try:
-            answer: Any = bounded_json.loads(content)
-        except ValueError:
-            answer = content[:2000]
+        answer = traced_answer(content, verdict.report)
         return Verdict(verdict.proposal, verdict.report.reason, summary, answer)
 
     return judge
@@ -62,6 +65,7 @@ async def enrich_article(
         prompt,
         enrichment_messages(prompt, inp),
         _judge(inp),
+        bounds=enrichment_bounds(inp),
         trace_key=f"{article.source}#{entity.qid}",
     )
     usage = Usage.of(outcome.attempts)

@@ -3,7 +3,7 @@
 Every step is a pure check of what the earlier ones established; the first failure stops the
 run and invalidates the whole answer (the caller falls back). Reason codes:
 
-    json_parseable   invalid_json
+    json_parseable   invalid_json, answer_too_long
     schema_valid     schema_violation (also any extra field, e.g. a body or a summary)
     sentiment_enum   invalid_sentiment
     tag_cardinality  too_few_tags, too_many_tags
@@ -26,6 +26,8 @@ from typing import Any, get_args
 from pydantic import ValidationError
 
 from article_runtime import contracts
+from article_runtime.answer_bounds import AnswerBounds, longest_answer_length
+from article_runtime.enrichment.bounds import enrichment_bounds
 from article_runtime.enrichment.grounding import Evidence, unsupported_words
 from article_runtime.enrichment.model import EnrichmentInput, EnrichmentProposal, Sentiment, Tag
 from article_runtime.enrichment.tag_language import (
@@ -71,19 +73,22 @@ class Run:
         """The texts of the blocks ``tag`` cites (known IDs: ``evidence_ids`` ran first)."""
         return [self.texts[block_id] for block_id in tag.evidence_block_ids]
 
+    @cached_property
+    def bounds(self) -> AnswerBounds:
+        return enrichment_bounds(self.inp)
+
 
 def json_parseable(run: Run) -> None:
-    run.data = parse_json(run.raw)
+    """An answer longer than the longest valid one is refused before it is parsed."""
+    limit = longest_answer_length(contracts.ENRICHMENT_OUTPUT, run.bounds)
+    run.data = parse_json(run.raw, max_length=limit)
 
 
 def schema_valid(run: Run) -> None:
-    errors = [
-        v
-        for v in contracts.violations(contracts.ENRICHMENT_OUTPUT, run.data)
-        if (v.where, v.keyword) not in _DEFERRED
-    ]
-    if errors:
-        raise StepFailure("schema_violation", str(errors[0]))
+    violations = contracts.violations(contracts.ENRICHMENT_OUTPUT, run.data)
+    first = next((v for v in violations if (v.where, v.keyword) not in _DEFERRED), None)
+    if first is not None:
+        raise StepFailure("schema_violation", str(first))
     try:
         run.tags = [Tag.model_validate(item) for item in run.data["tags"]]
     except ValidationError as exc:  # the schema and the model disagree: a contract bug

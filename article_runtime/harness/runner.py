@@ -24,13 +24,17 @@ class StepFailure(Exception):
         self.detail = detail
 
 
-def parse_json(raw: str | bytes | Mapping[str, Any]) -> Any:
+def parse_json(raw: str | bytes | Mapping[str, Any], *, max_length: int | None = None) -> Any:
     """Step 1 of both harnesses: the answer as data, or ``invalid_json`` (malformed, nested
-    beyond ``bounded_json.MAX_DEPTH``, or holding a lone surrogate)."""
+    beyond ``bounded_json.MAX_DEPTH``, holding a lone surrogate, or an object holding a key
+    twice), or ``answer_too_long`` before any parsing when its characters outside JSON
+    whitespace are more than ``max_length`` (what the longest valid answer can hold)."""
     if isinstance(raw, Mapping):
         return dict(raw)
     try:
-        return bounded_json.loads(raw)
+        return bounded_json.loads(raw, unique_keys=True, max_length=max_length)
+    except bounded_json.TooLongError as exc:
+        raise StepFailure("answer_too_long", str(exc)) from exc
     except ValueError as exc:
         raise StepFailure("invalid_json", str(exc)[:200]) from exc
 

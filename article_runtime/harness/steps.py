@@ -18,6 +18,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from article_runtime import contracts
+from article_runtime.answer_bounds import (
+    AnswerBounds,
+    hygiene_bounds,
+    list_overflow,
+    longest_answer_length,
+)
 from article_runtime.candidates.urls import is_url
 from article_runtime.harness.assemble import Assembly, assemble, link_boundaries, renderable
 from article_runtime.harness.grounding import check_grounding
@@ -41,6 +47,10 @@ class Run:
     reviews: list[ReviewedRepair] = field(default_factory=list)
     assembly: Assembly | None = None
     notes: dict[int, str] = field(default_factory=dict)
+
+    @cached_property
+    def bounds(self) -> AnswerBounds:
+        return hygiene_bounds(self.candidates)
 
     @cached_property
     def kinds(self) -> dict[str, str]:
@@ -85,14 +95,21 @@ class Run:
 
 
 def json_parseable(run: Run) -> None:
+    """An answer longer than the longest valid one (``answer_too_long``) is refused before
+    it is parsed: 12 MB of repeated IDs would take seconds to parse and judge."""
     if isinstance(run.raw, HygieneProposal):
         run.data = run.raw.model_dump(mode="json")
         return
-    run.data = parse_json(run.raw)
+    limit = longest_answer_length(contracts.HYGIENE_OUTPUT, run.bounds)
+    run.data = parse_json(run.raw, max_length=limit)
 
 
 def schema_valid(run: Run) -> None:
+    """The schema, then what it cannot say for every article: no ID list holds more items
+    than the article has candidates of that kind (the schema makes them unique)."""
     violation = contracts.first_violation(contracts.HYGIENE_OUTPUT, run.data)
+    if violation is None:
+        violation = list_overflow(run.data, run.bounds)
     if violation is not None:
         raise StepFailure("schema_violation", violation)
     try:
@@ -119,12 +136,10 @@ def metadata_ids(run: Run) -> None:
 
 
 def block_ids(run: Run) -> None:
-    kinds, seen = run.kinds, set()
+    """Kept IDs are unique by then (the schema's ``uniqueItems``, step 2)."""
+    kinds, seen = run.kinds, set(run.need_proposal().kept_block_ids)
     for bid in run.need_proposal().kept_block_ids:
         _expect_kind(kinds, bid, "block", "block")
-        if bid in seen:
-            raise StepFailure("duplicate_block_id", bid)
-        seen.add(bid)
     removed: set[str] = set()
     for item in run.need_proposal().removed_block_reasons or ():  # spec 6.4
         _expect_kind(kinds, item.block_id, "block", "block")

@@ -115,14 +115,26 @@ def translate_errors() -> Iterator[None]:
 
 
 def response_format(spec: ProviderSpec, name: str, schema: dict[str, Any]) -> Any:
-    if spec.response_format == "json_schema":
+    """``response_format`` for ``spec``'s answer format; ``schema`` is the one that format
+    sends (``request.response_schema``)."""
+    chosen = spec.answer_format()
+    if chosen in ("json_schema", "json_schema_strict"):
+        strict = chosen == "json_schema_strict"
         return {
             "type": "json_schema",
-            "json_schema": {"name": name, "schema": schema, "strict": False},
+            "json_schema": {"name": name, "schema": schema, "strict": strict},
         }
-    if spec.response_format == "json_object":
+    if chosen == "json_object":
         return {"type": "json_object"}
-    return openai.NOT_GIVEN
+    return openai.omit
+
+
+def cap_fields(spec: ProviderSpec, cap: int | None) -> dict[str, int]:
+    """The output cap as the request field the provider reads (none when not sent)."""
+    parameter = spec.cap_parameter()
+    if cap is None or parameter == "none":
+        return {}
+    return {parameter: cap}
 
 
 class ProviderClient:
@@ -145,9 +157,15 @@ class ProviderClient:
         )
 
     async def complete(
-        self, messages: list[dict[str, str]], *, schema_name: str, schema: dict[str, Any]
+        self,
+        messages: list[dict[str, str]],
+        *,
+        schema_name: str,
+        schema: dict[str, Any],
+        max_output_tokens: int | None = None,
     ) -> Completion:
-        """One attempt, within ``timeout_s`` from connecting to the last byte.
+        """One attempt, within ``timeout_s`` from connecting to the last byte, its output
+        capped at ``max_output_tokens`` (sent as the provider's ``cap_parameter``).
 
         A timeout per read never fires on a provider trickling bytes (the openai client's held
         one call for 23 s with ``timeout_s=3``); the deadline here cancels the request (and its
@@ -156,6 +174,7 @@ class ProviderClient:
         Raises:
             ProviderFailure: any technical failure, ``timeout`` past the deadline.
         """
+        fields, omit = cap_fields(self.spec, max_output_tokens), openai.omit
         try:
             async with asyncio.timeout(self.spec.timeout_s):
                 with translate_errors():
@@ -164,6 +183,8 @@ class ProviderClient:
                         messages=messages,  # type: ignore[arg-type]
                         response_format=response_format(self.spec, schema_name, schema),
                         extra_body=self.spec.request_params() or None,
+                        max_completion_tokens=fields.get("max_completion_tokens", omit),
+                        max_tokens=fields.get("max_tokens", omit),
                     )
         except TimeoutError as exc:
             detail = f"no complete answer within {self.spec.timeout_s:g} s"

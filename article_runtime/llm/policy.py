@@ -16,17 +16,19 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeGuard, TypeVar
 
-from article_runtime import contracts
+from article_runtime.answer_bounds import AnswerBounds
 from article_runtime.candidates.urls import url_host
 from article_runtime.llm.client import Completion, ProviderClient, ProviderFailure
 from article_runtime.llm.prompts import PromptSpec
 from article_runtime.llm.providers import CallProviders, ProviderConfig, ProviderSpec
-from article_runtime.llm.records import GenerationRecord, ValidationSummary
+from article_runtime.llm.records import TRACED_TEXT, GenerationRecord, ValidationSummary
 from article_runtime.llm.render import Message, context_text
+from article_runtime.llm.request import OutputCaps, response_schema
 from article_runtime.model.attempts import RETRYABLE, AttemptRecord, LogicalCall, Role
 from article_runtime.tokens import count_tokens, tokenizer_for
 
 T = TypeVar("T")
+TRUNCATED = "length"  # the finish_reason of an answer cut at the output cap
 ROLES: tuple[Role, Role] = ("runtime_primary", "runtime_fallback")
 
 
@@ -96,11 +98,13 @@ class LLMRuntime:
         messages: list[Message],
         validate: Validator[T],
         *,
+        bounds: AnswerBounds,
         trace_key: str | None = None,
         roles: Sequence[Role] = ROLES,
     ) -> CallOutcome[T]:
         """Primary, technical retries, fallback; every attempt recorded and traced.
 
+        ``bounds`` (the article's counts and text) size each request's output cap.
         ``trace_key`` (the article ID) groups all attempts of one article in one trace.
         ``roles`` narrows the ladder to some rungs: the stream asks one rung per message.
         """
@@ -108,7 +112,7 @@ class LLMRuntime:
         if providers is None:
             return CallOutcome(None, None, [])
         trace = _Trace(self.record, prompt, messages, context_text(messages), trace_key)
-        return await _run(self, call, providers, validate, trace, roles)
+        return await _run(self, call, providers, validate, trace, roles, OutputCaps(prompt, bounds))
 
 
 async def _run(
@@ -118,27 +122,50 @@ async def _run(
     validate: Validator[T],
     trace: _Trace,
     roles: Sequence[Role],
+    caps: OutputCaps,
 ) -> CallOutcome[T]:
     """The prompt and messages travel in ``trace``, which records every attempt."""
     outcome: CallOutcome[T] = CallOutcome(None, None)
-    schema = contracts.wire_schema(trace.prompt.output_schema)
     for role in roles:
         spec: ProviderSpec = getattr(providers, role)
+        cap, schema = caps.for_spec(spec), response_schema(spec, trace.prompt)
         for attempt in range(1, spec.max_retries + 2):
             started = time.perf_counter()
             try:
                 completion = await rt.client(spec).complete(
-                    trace.messages, schema_name=trace.prompt.name, schema=schema
+                    trace.messages,
+                    schema_name=trace.prompt.name,
+                    schema=schema,
+                    max_output_tokens=cap,
                 )
             except ProviderFailure as failure:
                 record = _attempt(call, role, spec, attempt, started, failure=failure)
                 outcome.attempts.append(record)
-                trace(record, spec, None, ValidationSummary())
+                trace(record, spec, None, ValidationSummary(), cap)
                 wait = backoff_s(spec, attempt, failure.retry_after_s)
                 if failure.outcome not in RETRYABLE or attempt > spec.max_retries or wait is None:
                     break  # technical retries exhausted (or not allowed): next role
                 await rt.sleep(wait)
                 continue
+            context_tokens = trace.context_tokens(tokenizer_for(spec.model))
+            if completion.finish_reason == TRUNCATED:
+                # Cut at the cap: no valid answer can need more, so the model looped or the
+                # cap is too small. Paid for, never judged, never asked again (spec 10.6).
+                record = _attempt(
+                    call,
+                    role,
+                    spec,
+                    attempt,
+                    started,
+                    completion=completion,
+                    context_tokens=context_tokens,
+                    cap=cap,
+                )
+                outcome.attempts.append(record)
+                summary = ValidationSummary(reason=record.reason, detail=record.detail)
+                answer = completion.content[:TRACED_TEXT]
+                trace(record, spec, answer, summary, cap, completion.finish_reason)
+                break
             verdict = validate(completion.content, role)
             record = _attempt(
                 call,
@@ -147,11 +174,11 @@ async def _run(
                 attempt,
                 started,
                 completion=completion,
-                context_tokens=trace.context_tokens(tokenizer_for(spec.model)),
+                context_tokens=context_tokens,
                 verdict=verdict,
             )
             outcome.attempts.append(record)
-            trace(record, spec, verdict.answer, verdict.summary)
+            trace(record, spec, verdict.answer, verdict.summary, cap, completion.finish_reason)
             if verdict.value is not None:
                 outcome.value, outcome.role = verdict.value, role
                 return outcome
@@ -170,7 +197,9 @@ def _attempt(
     completion: Completion | None = None,
     context_tokens: int = 0,
     verdict: Verdict[Any] | None = None,
+    cap: int | None = None,
 ) -> AttemptRecord:
+    """A failure, a judged answer (``verdict``) or, with neither, an answer cut at ``cap``."""
     latency_ms = round((time.perf_counter() - started) * 1000, 2)
     common: dict[str, Any] = {
         "call": call,
@@ -185,10 +214,11 @@ def _attempt(
             **common,
             outcome=failure.outcome,
             reason=failure.outcome,
+            detail=failure.detail or None,
             http_status=failure.http_status,
             retry_after_s=failure.retry_after_s,
         )
-    assert completion is not None and verdict is not None
+    assert completion is not None
     # Providers that report no usage are counted with the model's tokenizer, so cost is
     # never zero.
     prompt_tokens = completion.prompt_tokens
@@ -197,13 +227,27 @@ def _attempt(
     completion_tokens = completion.completion_tokens
     if completion_tokens is None:
         completion_tokens = count_tokens(completion.content, tokenizer_for(spec.model))
+    paid: dict[str, Any] = {
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": completion_tokens,
+        "cost_usd": round(spec.cost(prompt_tokens, completion_tokens), 8),
+    }
+    if verdict is None:
+        cut = f"answer cut at {completion_tokens} output tokens"
+        return AttemptRecord(
+            **common,
+            **paid,
+            outcome="output_truncated",
+            reason="output_truncated",
+            detail=cut if cap is None else f"{cut} (cap {cap})",
+        )
     return AttemptRecord(
         **common,
+        **paid,
         outcome="ok" if verdict.value is not None else "invalid",
         reason=verdict.reason,
-        prompt_tokens=prompt_tokens,
-        completion_tokens=completion_tokens,
-        cost_usd=round(spec.cost(prompt_tokens, completion_tokens), 8),
+        step=verdict.summary.step,
+        detail=verdict.summary.detail,
     )
 
 
@@ -225,7 +269,13 @@ class _Trace:
         return self._tokens[encoding]
 
     def __call__(
-        self, record: AttemptRecord, spec: ProviderSpec, answer: Any, summary: ValidationSummary
+        self,
+        record: AttemptRecord,
+        spec: ProviderSpec,
+        answer: Any,
+        summary: ValidationSummary,
+        output_cap: int | None = None,
+        finish_reason: str | None = None,
     ) -> None:
         try:
             tokenizer = tokenizer_for(spec.model)
@@ -240,6 +290,8 @@ class _Trace:
                     context=self.messages,
                     context_tokens=self.context_tokens(tokenizer),
                     tokenizer=tokenizer,
+                    output_cap=output_cap,
+                    finish_reason=finish_reason,
                     answer=answer,
                     validation=summary,
                     is_retry=record.attempt > 1,

@@ -15,7 +15,10 @@ file: ``api_key_env`` names the environment variable that holds each key.
         max_retry_after_s: 30     # a longer Retry-After goes straight to the fallback
         price_input_per_mtok: 0.40
         price_output_per_mtok: 1.60
-        response_format: json_object   # json_object (default) | json_schema | none
+        response_format: json_object   # json_schema_strict | json_schema | json_object | none
+        max_output_tokens: 16384  # ceiling on the output cap (default: the model's limit)
+        output_cap_param: max_completion_tokens  # or max_tokens | none (default: by model)
+        reasoning_tokens: 0       # added to the cap for models that reason first
         params: {temperature: 0}  # request parameters for this model (default: below)
       runtime_fallback: {...}
     article_sentiment_tags: {...}
@@ -45,7 +48,40 @@ _DEFAULT_SAMPLING_ONLY = ("gpt-5", "o1", "o3", "o4")
 _SAMPLING = frozenset({"temperature", "top_p", "presence_penalty", "frequency_penalty"})
 _DEFAULT_PARAMS: dict[str, Any] = {"temperature": 0}
 # The request fields the runtime itself sets; params may not override them.
-_RESERVED = frozenset({"model", "messages", "response_format", "stream", "n", "tools"})
+_RESERVED = frozenset(
+    {
+        "model",
+        "messages",
+        "response_format",
+        "stream",
+        "n",
+        "tools",
+        "max_tokens",
+        "max_completion_tokens",
+    }
+)
+# OpenAI's names take max_completion_tokens (its reasoning models refuse max_tokens); other
+# servers are asked with max_tokens, which llama.cpp, vLLM, Ollama and Gemini's OpenAI
+# endpoint all read (llama.cpp reads max_completion_tokens only since February 2026).
+_OPENAI_FAMILIES = ("gpt-", "chatgpt-", "o1", "o3", "o4")
+# The most output tokens each certified model allows a request to ask for: a larger cap is
+# refused with HTTP 400 (OpenAI and Gemini model pages).
+_OUTPUT_LIMITS: tuple[tuple[str, int], ...] = (
+    ("gpt-4o-mini", 16_384),
+    ("gpt-4.1", 32_768),
+    ("gpt-5", 128_000),
+    ("gemini-2.5-flash-lite", 65_536),
+)
+REASONING_TOKENS = 8192
+"""Room for the hidden reasoning of models that reason before answering (gpt-5, o-series):
+their max_completion_tokens counts it. ``params: {reasoning_effort: low}`` keeps it short."""
+
+CapParameter = Literal["max_completion_tokens", "max_tokens", "none"]
+ResponseFormat = Literal["json_schema_strict", "json_schema", "json_object", "none"]
+# OpenAI's certified models answer in structured outputs: a wrong shape cannot be decoded.
+# Other servers get json_object unless configured (docs/providers.md).
+_STRUCTURED_OUTPUTS = ("gpt-4o-mini", "gpt-4.1", "gpt-5")
+OPENAI_DEFAULT_FORMAT: ResponseFormat = "json_schema_strict"
 
 Scalar = str | int | float | bool | None
 
@@ -64,12 +100,15 @@ class ProviderSpec(BaseModel):
     max_retry_after_s: float = Field(default=30.0, ge=0)
     price_input_per_mtok: float = Field(default=0.0, ge=0)
     price_output_per_mtok: float = Field(default=0.0, ge=0)
-    # json_object by default: the prompt already carries the output schema (spec 5.3 item 3),
-    # and json_schema, non-strict, sends it again (414 more hygiene tokens a call, 129 more an
-    # enrichment call). On hygiene that lifts the same-for-every-article prefix from 699 to
-    # 1113 tokens, over the 1024 OpenAI and Gemini cache at a quarter of the price: cheaper
-    # once more than 54% of calls find it cached, fewer tokens never (bench.context_tokens).
-    response_format: Literal["json_schema", "json_object", "none"] = "json_object"
+    # None: the model's default (``answer_format``). json_schema_strict: OpenAI's structured
+    # outputs, the schema enforced in decoding (contracts.strict_wire_schema); json_schema:
+    # the whole wire schema, not strict (servers that decode by any JSON schema: llama.cpp,
+    # vLLM, Ollama); json_object: any JSON object; none: no response_format.
+    response_format: ResponseFormat | None = None
+    # The output cap (see ``output_cap``): every field None takes the model's default.
+    max_output_tokens: int | None = Field(default=None, gt=0)
+    output_cap_param: CapParameter | None = None
+    reasoning_tokens: int | None = Field(default=None, ge=0)
     params: dict[str, Scalar] | None = None  # None: the model family's default (see below)
 
     @property
@@ -79,6 +118,43 @@ class ProviderSpec(BaseModel):
     @property
     def default_sampling_only(self) -> bool:
         return self.model.strip().lower().startswith(_DEFAULT_SAMPLING_ONLY)
+
+    @property
+    def model_name(self) -> str:
+        return self.model.strip().lower().rsplit("/", 1)[-1]
+
+    def answer_format(self) -> ResponseFormat:
+        """``response_format`` as configured, else the model's default."""
+        if self.response_format is not None:
+            return self.response_format
+        if self.model_name.startswith(_STRUCTURED_OUTPUTS):
+            return OPENAI_DEFAULT_FORMAT
+        return "json_object"
+
+    def cap_parameter(self) -> CapParameter:
+        """The request field that carries the output cap."""
+        if self.output_cap_param is not None:
+            return self.output_cap_param
+        openai_name = self.model_name.startswith(_OPENAI_FAMILIES)
+        return "max_completion_tokens" if openai_name else "max_tokens"
+
+    def output_ceiling(self) -> int | None:
+        """``max_output_tokens``, else the model's own limit when it is a certified one."""
+        if self.max_output_tokens is not None:
+            return self.max_output_tokens
+        return next((n for prefix, n in _OUTPUT_LIMITS if self.model_name.startswith(prefix)), None)
+
+    def output_cap(self, answer_tokens: int) -> int | None:
+        """The output tokens a request may use: what the longest valid answer needs, plus
+        the reasoning allowance, at most the ceiling; None when the cap is not sent."""
+        if self.cap_parameter() == "none":
+            return None
+        reasoning = self.reasoning_tokens
+        if reasoning is None:
+            reasoning = REASONING_TOKENS if self.default_sampling_only else 0
+        cap = answer_tokens + reasoning
+        ceiling = self.output_ceiling()
+        return cap if ceiling is None else min(cap, ceiling)
 
     def request_params(self) -> dict[str, Scalar]:
         """What the request carries besides model, messages and response format: ``params``

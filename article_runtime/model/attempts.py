@@ -14,6 +14,8 @@ LogicalCall = Literal["article_content_hygiene", "article_sentiment_tags"]
 Role = Literal["runtime_primary", "runtime_fallback", "recorded", "deterministic"]
 
 # ok: a valid answer. invalid: the answer failed validation (never retried on the same model).
+# output_truncated: the provider cut the answer at the output cap (finish_reason "length"): a
+# model looping or a cap too small; paid for, never judged, never retried on the same model.
 # The rest are technical failures; RETRYABLE ones are retried on the same provider, bounded.
 AttemptOutcome = Literal[
     "ok",
@@ -23,6 +25,7 @@ AttemptOutcome = Literal[
     "rate_limited",
     "server_error",
     "client_error",
+    "output_truncated",
 ]
 RETRYABLE: frozenset[str] = frozenset(
     {"timeout", "connection_error", "rate_limited", "server_error"}
@@ -37,6 +40,11 @@ class AttemptRecord(Frozen):
     attempt: int = 1  # 1-based per role: 2 is the first technical retry on that provider
     outcome: AttemptOutcome
     reason: str | None = None  # categorical: harness reason or technical error kind
+    # Why, for a person: the harness step that refused the answer and its detail (the first
+    # schema violation as "path: rule", the offending ID), or the technical failure's. Never
+    # article text: a step whose detail could quote it leaves it out.
+    step: str | None = None
+    detail: str | None = None
     http_status: int | None = None
     retry_after_s: float | None = None
     latency_ms: float = 0.0

@@ -30,10 +30,11 @@ class GenerationFields:
 
 
 def level_for(outcome: str) -> Level:
-    """ERROR for a technical failure, WARNING for an answer that failed validation."""
+    """ERROR for a technical failure, WARNING for an answer that failed validation or was cut
+    at the output cap (the call worked; the answer could not be used)."""
     if outcome == "ok":
         return "DEFAULT"
-    if outcome == "invalid":
+    if outcome in ("invalid", "output_truncated"):
         return "WARNING"
     return "ERROR"
 
@@ -52,6 +53,10 @@ def generation_fields(record: GenerationRecord, redactor: Redactor) -> Generatio
         "attempt": attempt.attempt,
         "outcome": attempt.outcome,
         "reason": attempt.reason,
+        "step": attempt.step,
+        "detail": attempt.detail,
+        "output_cap": record.output_cap,
+        "finish_reason": record.finish_reason,
         "http_status": attempt.http_status,
         "retry_after_s": attempt.retry_after_s,
         "latency_ms": attempt.latency_ms,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from pytest import MonkeyPatch
 
@@ -56,14 +58,29 @@ def test_valid_primary_answer_is_assembled(server: Server, monkeypatch: MonkeyPa
     assert article.usage.cost_usd == pytest.approx((900 * 0.4 + 60 * 1.6) / 1e6)
 
 
-def test_json_is_requested_and_the_schema_sent_once_by_default(
+def test_openai_models_answer_in_the_strict_schema_by_default(
     server: Server, monkeypatch: MonkeyPatch
 ) -> None:
-    """The prompt carries the output schema; by default response_format does not repeat it."""
+    """The certified OpenAI models get structured outputs: the schema enforced in decoding,
+    every property required, no keyword strict mode refuses; the prompt keeps its schema."""
     server.script(PRIMARY, VALID)
     hygiene(server, monkeypatch)
-    assert server.calls[0].response_format == {"type": "json_object"}
+    sent = server.calls[0].response_format
+    assert sent is not None and sent["type"] == "json_schema"
+    assert sent["json_schema"]["strict"] is True
+    schema = sent["json_schema"]["schema"]
+    assert schema["required"] == list(schema["properties"])
+    assert "removed_block_reasons" in schema["required"]
+    assert "maxLength" not in json.dumps(schema) and "uniqueItems" not in json.dumps(schema)
     assert "kept_block_ids" in server.calls[0].messages[0]["content"]
+
+
+def test_json_object_is_the_setting_for_servers_without_structured_outputs(
+    server: Server, monkeypatch: MonkeyPatch
+) -> None:
+    server.script(PRIMARY, VALID)
+    hygiene(server, monkeypatch, response_format="json_object")
+    assert server.calls[0].response_format == {"type": "json_object"}
 
 
 def test_structured_output_is_requested_when_configured(

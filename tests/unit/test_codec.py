@@ -30,6 +30,8 @@ ATTEMPTS = [
         "attempt": 1,
         "outcome": "timeout",
         "reason": "timeout",
+        "step": None,
+        "detail": "no complete answer within 30 s",
         "http_status": None,
         "retry_after_s": None,
         "latency_ms": 30000.0,
@@ -45,6 +47,8 @@ ATTEMPTS = [
         "attempt": 2,
         "outcome": "ok",
         "reason": None,
+        "step": None,
+        "detail": None,
         "http_status": 200,
         "retry_after_s": 1.5,
         "latency_ms": 2210.4,
@@ -263,11 +267,37 @@ def test_old_writer_read_by_new_reader(codec: AvroCodec) -> None:
 # schemas/avro/history/), or messages in flight during an upgrade become undecodable.
 RELEASED_WRITERS = {
     "ArticleIngested": ["b0f6d9387ff4af44", "a22509388dc8aa7f"],
-    "ArticleAssembled": ["292aa5e28c7ef1da", "4df196fb3cb8394b", "b0667886d6962bce"],
+    "ArticleAssembled": [
+        "292aa5e28c7ef1da",
+        "4df196fb3cb8394b",
+        "b0667886d6962bce",
+        "1f0d01f5f3a75e18",
+    ],
     "EcpVerdict": ["67f21e3f5a99e98b"],
-    "ArticleEnriched": ["603cfdf6fb793f38", "bb6f6a887faa00e4"],
-    "CompensationEvent": ["6d6869eb856562be"],
+    "ArticleEnriched": ["603cfdf6fb793f38", "bb6f6a887faa00e4", "8101f4fd4cdf8203"],
+    "CompensationEvent": ["6d6869eb856562be", "28740d96fc411c0f"],
 }
+
+
+@pytest.mark.parametrize("name", ["ArticleAssembled", "ArticleEnriched", "CompensationEvent"])
+def test_an_attempt_cut_at_the_output_cap_or_refused_at_a_step_travels(
+    codec: AvroCodec, name: str
+) -> None:
+    cut = {
+        **ATTEMPTS[1],
+        "outcome": "output_truncated",
+        "reason": "output_truncated",
+        "detail": "answer cut at 1190 output tokens (cap 1190)",
+    }
+    refused = {
+        **ATTEMPTS[1],
+        "outcome": "invalid",
+        "reason": "schema_violation",
+        "step": "schema_valid",
+        "detail": "kept_block_ids: required",
+    }
+    record = {**RECORDS[name], "attempts": [cut, refused]}
+    assert codec.decode(codec.encode(name, record), name) == record
 
 
 @pytest.mark.parametrize("name", sorted(RELEASED_WRITERS))

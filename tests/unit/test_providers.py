@@ -141,3 +141,77 @@ def test_parameters_a_model_refuses_stop_the_start(changes: dict[str, Any], reas
     with pytest.raises(ContractError) as err:
         parse_providers(_broken(**changes), environ=ENV)
     assert err.value.reason == reason
+
+
+def _spec(**fields: Any) -> Any:
+    from article_runtime.llm.providers import ProviderSpec
+
+    return ProviderSpec(base_url="http://127.0.0.1:1/v1", api_key_env="K", **fields)
+
+
+@pytest.mark.parametrize(
+    ("model", "parameter", "ceiling", "reasoning"),
+    [
+        # OpenAI's models: max_completion_tokens (its reasoning models refuse max_tokens);
+        # each certified model's published output limit; reasoning room for gpt-5 only.
+        ("gpt-4.1-mini", "max_completion_tokens", 32_768, 0),
+        ("gpt-4o-mini", "max_completion_tokens", 16_384, 0),
+        ("gpt-5-nano", "max_completion_tokens", 128_000, 8192),
+        ("gemini-2.5-flash-lite", "max_tokens", 65_536, 0),
+        ("qwen2.5-7b-instruct", "max_tokens", None, 0),  # a self-hosted server
+    ],
+)
+def test_the_output_cap_defaults_by_model(
+    model: str, parameter: str, ceiling: int | None, reasoning: int
+) -> None:
+    spec = _spec(model=model)
+    assert spec.cap_parameter() == parameter
+    assert spec.output_ceiling() == ceiling
+    assert spec.output_cap(1000) == 1000 + reasoning
+    assert spec.output_cap(10_000_000) == (ceiling or 10_000_000 + reasoning)
+
+
+def test_the_output_cap_settings_override_the_defaults() -> None:
+    spec = _spec(model="gpt-5-mini", max_output_tokens=900, reasoning_tokens=100)
+    assert (spec.output_cap(500), spec.output_cap(850)) == (600, 900)
+    assert _spec(model="gpt-4.1-mini", output_cap_param="none").output_cap(500) is None
+    assert _spec(model="llama-3", output_cap_param="max_completion_tokens").cap_parameter() == (
+        "max_completion_tokens"
+    )
+
+
+@pytest.mark.parametrize(
+    ("model", "expected"),
+    [
+        ("gpt-4.1-mini", "json_schema_strict"),
+        ("gpt-4.1-nano", "json_schema_strict"),
+        ("gpt-4o-mini", "json_schema_strict"),
+        ("gpt-5-mini", "json_schema_strict"),
+        ("gemini-2.5-flash-lite", "json_object"),
+        ("qwen2.5-7b-instruct", "json_object"),
+    ],
+)
+def test_the_answer_format_defaults_by_model(model: str, expected: str) -> None:
+    assert _spec(model=model).answer_format() == expected
+    assert _spec(model=model, response_format="json_schema").answer_format() == "json_schema"
+
+
+def test_the_self_hosted_example_is_valid_but_for_certification(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its models are not certified for the prompts (docs/providers.md says how to): every
+    other check holds, and it sets what a server of one's own needs."""
+    from article_runtime.llm.prompts import PromptSpec
+
+    monkeypatch.setattr(PromptSpec, "require_certified", lambda self, model: None)
+    example = (
+        Path(__file__).resolve().parents[2] / "examples" / "providers.self-hosted.example.yaml"
+    )
+    config = parse_providers(
+        yaml.safe_load(example.read_text()), environ={"LLAMA_API_KEY": "x", "VLLM_API_KEY": "y"}
+    )
+    for call in config.calls.values():
+        for spec in (call.runtime_primary, call.runtime_fallback):
+            assert spec.cap_parameter() == "max_tokens"
+            assert spec.answer_format() == "json_schema"
+        assert call.runtime_primary.max_retries == 0
