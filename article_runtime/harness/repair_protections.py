@@ -132,8 +132,8 @@ def _protect_quotations(edit: Edit, category: str) -> str | None:
 
 
 PROTECTIONS = (
-    _protect_written,
     _protect_verbatim,
+    _protect_written,
     _protect_numbers,
     _protect_names,
     _protect_quotations,

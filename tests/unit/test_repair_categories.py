@@ -21,7 +21,11 @@ TEXTS: dict[str, dict[str, str]] = {
             "Officials were nowhere to be seen, and the colour of the flag changed. "
             "Temperatures fell to -15 degrees, up +3 from the week before. The spokesm an left."
         ),
-        "c": "The government met again. A second com\u200bmittee report  came out.",
+        "c": (
+            "The government met again. A second com\u200bmittee report  came out. The hoise "
+            "burned, a wierd sight. The govern-ment sent an e-mail on a well-known "
+            "rule: fees changed,costs fell."
+        ),
     },
     "pt": {
         "b": (
@@ -65,6 +69,16 @@ ACCEPTED: list[tuple[str, str, str, str, RepairCategory, str]] = [
     ("en", "b", "spokesm an", "spokesman", "spacing", "accepted_spacing"),
     ("en", "b", "ment .", "ment.", "spacing", "accepted_spacing"),
     ("en", "c", "report  came", "report came", "spacing", "accepted_spacing"),
+    ("en", "c", "changed,costs", "changed, costs", "spacing", "accepted_spacing"),
+    # a mark stuck inside a word the dictionary accepts without it
+    (
+        "en",
+        "c",
+        "govern-ment",
+        "government",
+        "punctuation_corruption",
+        "accepted_punctuation_corruption",
+    ),
     ("en", "b", "tax,,", "tax,", "punctuation_corruption", "accepted_punctuation_corruption"),
     ("en", "b", "govenrment", "government", "obvious_typo", "accepted_obvious_typo"),
     ("pt", "b", mojibake("informação"), "informação", "encoding", "accepted_encoding"),
@@ -183,6 +197,12 @@ REJECTED: list[tuple[str, str, str, str, RepairCategory, str]] = [
     ("de", "b", "Millionen", "Milliarden", "obvious_typo", "typo_too_large"),
     ("de", "b", "Geographie", "Geografie", "obvious_typo", "real_word_swap"),
     ("en", "b", "govenrment", "gоvernment", "obvious_typo", "mixed_script_added"),  # о
+    # a word one edit away, but not what the dictionary makes of the typo (house, weird)
+    ("en", "c", "hoise", "noise", "obvious_typo", "not_dictionary_fix"),
+    # a compound the dictionary knows keeps its spacing and its marks
+    ("en", "c", "well-known", "well -known", "spacing", "spacing_changes_words"),
+    ("en", "c", "e-mail", "email", "punctuation_corruption", "not_duplicated_or_stray"),
+    ("en", "c", "wierd", "wired", "obvious_typo", "not_dictionary_fix"),
     ("pt", "b", "prefietura", "prefeiturx", "obvious_typo", "replacement_not_a_word"),
     ("fr", "b", "gouvernemnt", "gouvernemant", "obvious_typo", "replacement_not_a_word"),
 ]
