@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from article_runtime.harness.repair_edit import TargetRole
 from article_runtime.harness.repairs import apply_repairs, review_repairs
 from article_runtime.model.proposal import RepairCategory
 from tests.factories import mojibake, repair
@@ -328,3 +329,40 @@ def test_an_encoding_fix_and_a_spacing_fix_side_by_side_both_hold() -> None:
     reviewed = review_repairs([fix, space], text, locale="pt")
     assert [r.reason for r in reviewed] == ["accepted_encoding", "accepted_spacing"]
     assert apply_repairs(text["b"], reviewed) == "A informação chegou ontem."
+
+
+# --- roles: author and title lines read as names, code is verbatim ----------------------------
+
+
+def test_author_and_title_words_are_never_joined_split_or_retyped() -> None:
+    """``Nora`` at a sentence start is no name by capitals, but an author line is names;
+    a title's capitalized words are too (title case capitalizes names and words alike)."""
+    targets = {"a1": "Nora Blaek", "t1": "Newbudget plan approved"}
+    roles: dict[str, TargetRole] = {"a1": "author", "t1": "title"}
+    proposed = [
+        repair("a1", "Nora Blaek", "NoraBlaek", "spacing"),
+        repair("t1", "Newbudget", "New budget", "spacing"),
+        repair("a1", "Blaek", "Blake", "obvious_typo"),
+    ]
+    reviewed = review_repairs(proposed, targets, locale="en", roles=roles)
+    assert [r.reason for r in reviewed] == ["protected_name", "protected_name", "protected_name"]
+    [plain] = review_repairs([proposed[1]], {"t1": targets["t1"]}, locale="en")
+    assert plain.reason == "accepted_spacing"  # the same split at the start of running text
+
+
+def test_a_code_block_takes_computed_fixes_only_and_keeps_its_layout() -> None:
+    code = "def fee(x):\n    retrun x,, 2  # cafe\u200b"
+    roles: dict[str, TargetRole] = {"b": "code"}
+    proposed = [
+        repair("b", "retrun", "return", "obvious_typo"),
+        repair("b", "x,,", "x,", "punctuation_corruption"),
+        repair("b", ":\n    r", ":\n  r", "spacing"),
+        repair("b", "cafe\u200b", "cafe", "unicode"),
+    ]
+    reviewed = review_repairs(proposed, {"b": code}, locale="en", roles=roles)
+    assert [r.reason for r in reviewed] == [
+        "verbatim_block",
+        "verbatim_block",
+        "verbatim_block",
+        "accepted_unicode",
+    ]
