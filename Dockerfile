@@ -26,9 +26,11 @@ COPY agents agents
 RUN pip wheel --no-cache-dir --no-deps . -w /wheels
 
 FROM python:3.11-slim-bookworm
+# ICU, and Hunspell with its dictionaries (debian-packages.txt: the repair oracles).
+COPY debian-packages.txt /tmp/debian-packages.txt
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libicu72 \
-    && rm -rf /var/lib/apt/lists/*
+    && sed -e 's/#.*//' /tmp/debian-packages.txt | xargs apt-get install -y --no-install-recommends libicu72 \
+    && rm -rf /var/lib/apt/lists/* /tmp/debian-packages.txt
 # Wheels only: --no-index means nothing is resolved or fetched here, and --no-deps installs
 # exactly the set the lock produced in the build stage.
 RUN --mount=type=bind,from=build,source=/wheels,target=/wheels \

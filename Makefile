@@ -5,11 +5,24 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PROMPTFOO := evals/node_modules/.bin/promptfoo
 
-.PHONY: lock demo test lint bench bench-stream soak clean evals evals-live evals-install
+.PHONY: lock demo test lint bench bench-stream soak clean evals evals-live evals-install debian-packages
+
+## Debian packages the runtime uses besides Python's (debian-packages.txt: Hunspell and its
+## dictionaries), installed with apt-get when one is missing; checked on every run (~0.1 s).
+DEB_PACKAGES := $(shell sed -e 's/\#.*//' debian-packages.txt)
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+debian-packages:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
 
 # Dependencies come from the lock (exact versions and hashes), then the project itself without
 # resolving anything, so a new release upstream cannot change what CI or the image runs.
-$(STAMP): pyproject.toml requirements-dev.lock
+$(STAMP): pyproject.toml requirements-dev.lock | debian-packages
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet --require-hashes -r requirements-dev.lock

@@ -1,17 +1,23 @@
-"""What each repair category may change, character by character (spec 7.2, 8.2 step 7).
+"""What each repair category may change, and the library that must make the same fix (spec 7.2,
+8.2 step 7).
 
-Each category names the characters it may change, and where a deterministic fix exists the
-model's replacement must equal it; nothing is compared through a fold that could hide a change.
+The model proposes; a deterministic library, given the original alone, must agree. Where no
+library can tell, the answer is no.
 
 - ``encoding``: the replacement is ftfy's fix of the original, and ftfy agrees on the target.
 - ``unicode``: the replacement is the original in NFC with invisible debris removed.
-- ``spacing``: only horizontal spaces change (into one space or none); words are re-joined or
-  split only when the old reading is no words and the new one is.
-- ``punctuation_corruption``: marks are only removed, from runs of two or more (doubled ``,,``,
-  clashing ``,.``), and a run keeps at least one.
-- ``obvious_typo``: one non-word becomes one word of the article's language, same script,
-  within two grapheme edits; a capitalized word (a name, a German noun) only into a word the
-  article itself writes elsewhere.
+- ``spacing``: only horizontal spaces change (into one space or none). A split only when the
+  dictionary rejects the joined form and accepts each part; a join only when it accepts the
+  joined form and not every part (parts that are all words may be a phrase: ``now here``,
+  ``a gente``). Never on a name-like word, never inside a compound the dictionary knows
+  (``well-known``).
+- ``punctuation_corruption``: only a repeated comma, colon or semicolon (``,,`` ``;;`` ``: :``)
+  loses its repeats, and a mark stuck inside a word the dictionary then accepts
+  (``govern-ment``) goes. Sentence terminals (``!!``, ``?!``, ``..``) and ellipses are tone.
+- ``obvious_typo``: one word the dictionary rejects becomes the dictionary's own fix of it
+  (``text.spelling``: its first suggestion, or the most frequent of its closest ones), same
+  script, same case pattern, within two grapheme edits; a capitalized word (a name, a German
+  noun) only into a word the article itself writes elsewhere.
 
 Each check returns None when the edit passes, else its reason code (the codes are listed in
 ``article_runtime.harness.repairs``).
@@ -32,12 +38,14 @@ from article_runtime.text.chars import (
     is_plain_mark,
     is_quote_mark,
     is_sentence_terminal,
+    is_separator_mark,
+    is_word_char,
 )
 from article_runtime.text.edits import edit_distance
-from article_runtime.text.lexicon import Lexicon
 from article_runtime.text.names import has_upper
 from article_runtime.text.scripts import is_unspaced, letter_scripts
-from article_runtime.text.segments import Token, graphemes, nfc
+from article_runtime.text.segments import Token, graphemes, nfc, word_tokens
+from article_runtime.text.spelling import Speller
 from article_runtime.text.unicode_fix import unicode_fix
 from article_runtime.text.vocabulary import Vocabulary
 
@@ -63,6 +71,7 @@ CASE_CHANGED = "case_changed"
 TYPO_TOO_LARGE = "typo_too_large"
 REAL_WORD_SWAP = "real_word_swap"
 REPLACEMENT_NOT_A_WORD = "replacement_not_a_word"
+NOT_DICTIONARY_FIX = "not_dictionary_fix"
 
 _MAX_TYPO_EDITS = 2
 _MAX_PUNCTUATION_REMOVED = 2
@@ -71,10 +80,10 @@ _ONE_SPACE = " "
 
 @dataclass(frozen=True, slots=True)
 class Evidence:
-    """What word-hood is decided with: the article's own words and its language's word list."""
+    """What word-hood is decided with: the article's own words and its language's dictionaries."""
 
     vocabulary: Vocabulary
-    lexicon: Lexicon | None  # None: no large word list for the article's language
+    speller: Speller | None  # None: no dictionary for the article's language
 
 
 # --- encoding, unicode: the replacement equals a computed fix ----------------------------------
@@ -127,17 +136,6 @@ def _has_space(text: str) -> bool:
 # --- spacing --------------------------------------------------------------------------------
 
 
-def _reads_as_words(tokens: Sequence[Token], evidence: Evidence, *, used: int) -> bool:
-    """Every token is a number, a word of the language, or used ``used`` times in the article."""
-    lexicon = evidence.lexicon
-    return all(
-        token.kind == "number"
-        or (lexicon is not None and lexicon.is_word(token.text))
-        or evidence.vocabulary.count(token.text) >= used
-        for token in tokens
-    )
-
-
 def _word_runs(edit: Edit) -> Iterable[tuple[list[Token], list[Token]]]:
     """Runs of word tokens that differ: what a change of spacing joined or split."""
     for change in edit.tokens:
@@ -145,6 +143,74 @@ def _word_runs(edit: Edit) -> Iterable[tuple[list[Token], list[Token]]]:
         after = [t for t in change.added if t.kind != "none"]
         if [t.text for t in before] != [t.text for t in after]:
             yield before, after
+
+
+def _join_or_split(
+    edit: Edit, before: Sequence[Token], after: Sequence[Token], speller: Speller
+) -> str | None:
+    """A split: the joined form is no word and every part is one. A join: the joined form is a
+    word and the parts are not all words (all words may be a phrase: ``now here``)."""
+    if any(t.kind != "letter" for t in (*before, *after)):
+        return SPACING_CHANGES_WORDS
+    if any(edit.target.name_like(t) for t in (*before, *after)):
+        return PROTECTED_NAME
+    if len(before) == 1 and len(after) > 1:
+        if speller.knows(before[0].text):
+            return SPACING_CHANGES_WORDS  # nowhere -> now here; a compound the dictionary knows
+        return None if all(speller.is_word(t.text) for t in after) else SPACING_CHANGES_WORDS
+    if len(after) == 1 and len(before) > 1:
+        if not speller.is_word(after[0].text):
+            return SPACING_CHANGES_WORDS
+        if all(speller.is_word(t.text) for t in before):
+            return SPACING_CHANGES_WORDS  # now here -> nowhere, a gente -> agente
+        return None
+    return SPACING_CHANGES_WORDS  # a space moved between words: neither a join nor a split
+
+
+def _joined_points(edit: Edit) -> Iterable[tuple[str, int]]:
+    """Each gap the edit opens or closes, as (the text where it is closed, its offset there)."""
+    old_kept, old_gaps = _split(edit.repair.original, is_horizontal_space)
+    _, new_gaps = _split(edit.repair.replacement, is_horizontal_space)
+    old_at = new_at = edit.start
+    for i, (old, new) in enumerate(zip(old_gaps, new_gaps, strict=True)):
+        if 0 < i < len(old_kept) and (old == "") != (new == ""):
+            yield (edit.before.text, old_at) if old == "" else (edit.edited_text, new_at)
+        old_at += len(old) + 1
+        new_at += len(new) + 1
+
+
+def _core_around(text: str, point: int) -> str | None:
+    """The run of non-spaces around ``point`` less the marks at its ends, if ``point`` falls
+    strictly inside it."""
+    low = point
+    while low > 0 and not text[low - 1].isspace():
+        low -= 1
+    high = point
+    while high < len(text) and not text[high].isspace():
+        high += 1
+    while low < high and not is_word_char(text[low]):
+        low += 1
+    while high > low and not is_word_char(text[high - 1]):
+        high -= 1
+    return text[low:high] if low < point < high else None
+
+
+def _compound_gap(edit: Edit, speller: Speller | None) -> str | None:
+    """A gap opened or closed beside a mark between words (``well-known``, ``tax,approved``):
+    refused when the dictionary knows the unspaced form as one word, or it holds a name."""
+    for text, point in _joined_points(edit):
+        if is_word_char(text[point - 1]) and is_word_char(text[point]):
+            continue  # letters on both sides: a join or split of words, judged by word runs
+        core = _core_around(text, point)
+        if core is None:
+            continue  # a mark at a word's edge: "ment ." -> "ment."
+        if any(edit.target.name_like(t) for t in word_tokens(core, edit.target.locale)):
+            return PROTECTED_NAME
+        if speller is None:
+            return LANGUAGE_NOT_COVERED
+        if speller.is_word(core):
+            return SPACING_CHANGES_WORDS
+    return None
 
 
 def _check_spacing(edit: Edit, evidence: Evidence) -> str | None:
@@ -160,13 +226,12 @@ def _check_spacing(edit: Edit, evidence: Evidence) -> str | None:
             if len(after) > len(before):
                 return SPACING_CHANGES_WORDS  # a space inside unspaced text fixes nothing
             continue
-        if evidence.lexicon is None:
+        if evidence.speller is None:
             return LANGUAGE_NOT_COVERED
-        if _reads_as_words(before, evidence, used=2):
-            return SPACING_CHANGES_WORDS  # "now here" -> "nowhere", "agente" -> "a gente"
-        if not _reads_as_words(after, evidence, used=1):
-            return SPACING_CHANGES_WORDS  # "prefei tura" -> "prefeitura" needs "prefeitura"
-    return None
+        reason = _join_or_split(edit, before, after, evidence.speller)
+        if reason is not None:
+            return reason
+    return _compound_gap(edit, evidence.speller)
 
 
 # --- punctuation_corruption -----------------------------------------------------------------
@@ -185,22 +250,8 @@ def _is_subsequence(short: str, long: str) -> bool:
     return all(ch in rest for ch in short)
 
 
-def _terminals(text: str) -> str:
-    """Sentence terminals with a doubled mark read once ("..", "!!"); "..." stays three."""
-    marks = [ch for ch in text if is_sentence_terminal(ch)]
-    out: list[str] = []
-    i = 0
-    while i < len(marks):
-        run = 1
-        while i + run < len(marks) and marks[i + run] == marks[i]:
-            run += 1
-        out.extend(marks[i] * (1 if run == 2 else run))
-        i += run
-    return "".join(out)
-
-
 def _separator_change(old: str, new: str) -> tuple[str | None, int]:
-    """The reason one separator run may not become ``new``, and how many marks it loses."""
+    """Why one separator run may not become ``new`` by removals alone, and how many marks go."""
     if not _is_subsequence(new, old):
         return PUNCTUATION_INTRODUCED, 0
     old_marks, new_marks = _marks(old), _marks(new)
@@ -209,15 +260,62 @@ def _separator_change(old: str, new: str) -> tuple[str | None, int]:
         return NOT_PUNCTUATION_ONLY, 0  # only spaces changed: that is spacing
     if any(is_quote_mark(ch) for ch in lost):
         return PROTECTED_QUOTATION, 0
-    if not new_marks:
-        return NOT_DUPLICATED_OR_STRAY, 0  # a run's last mark is the text's own: "fast , they"
+    if any(is_sentence_terminal(ch) for ch in lost):
+        return SENTENCE_TERMINAL_CHANGED, 0  # "!!", "?!", "..": tone, not corruption
     if _has_space(old) and not _has_space(new):
         return NOT_PUNCTUATION_ONLY, 0  # would glue two words together
     return None, len(old_marks) - len(new_marks)
 
 
-def _separator_window(edit: Edit) -> tuple[str, str]:
-    """The changed stretch, before and after, widened to whole separator runs.
+def _repeat_fixed(run: str) -> str | None:
+    """A run of one separator mark written twice or more (``,,``, ``: :``) without its repeats:
+    the first mark and what follows the last. None for any other run."""
+    marks = [i for i, ch in enumerate(run) if not is_horizontal_space(ch)]
+    if len(marks) < 2 or not is_separator_mark(run[marks[0]]):
+        return None
+    if any(run[i] != run[marks[0]] for i in marks):
+        return None
+    return run[: marks[0] + 1] + run[marks[-1] + 1 :]
+
+
+def _word_before(text: str, end: int) -> str:
+    start = end
+    while start > 0 and is_word_char(text[start - 1]):
+        start -= 1
+    return text[start:end]
+
+
+def _word_after(text: str, start: int) -> str:
+    end = start
+    while end < len(text) and is_word_char(text[end]):
+        end += 1
+    return text[start:end]
+
+
+def _run_fix(text: str, at: int, old: str, new: str, speller: Speller | None) -> str | None:
+    """Whether the run ``old`` at ``text[at:]`` becoming ``new`` is a fix the rules compute:
+    the repeats of a separator go (not between two word characters: ``std::map``), or one mark
+    stuck inside a word goes when the dictionary accepts the word without it, rejects it with
+    it, and the two parts are not both words (``govern-ment``; ``e-mail`` stays)."""
+    glued = at > 0 and at + len(old) < len(text) and not _has_space(old)
+    glued = glued and is_word_char(text[at - 1]) and is_word_char(text[at + len(old)])
+    fixed = _repeat_fixed(old)
+    if fixed is not None:
+        return None if fixed == new and not glued else NOT_DUPLICATED_OR_STRAY
+    if len(old) != 1 or new or not glued:
+        return NOT_DUPLICATED_OR_STRAY
+    if speller is None:
+        return LANGUAGE_NOT_COVERED
+    left, right = _word_before(text, at), _word_after(text, at + 1)
+    if speller.is_word(left + old + right) or not speller.is_word(left + right):
+        return NOT_DUPLICATED_OR_STRAY
+    if speller.is_word(left) and speller.is_word(right):
+        return NOT_DUPLICATED_OR_STRAY  # a missing space as likely as a stray mark
+    return None
+
+
+def _separator_window(edit: Edit) -> tuple[int, int]:
+    """The changed stretch of the window, widened to whole separator runs.
 
     Outside it both texts are the same characters, so only this stretch needs comparing. The
     edit's window ends at letters, so no separator run crosses it.
@@ -228,36 +326,36 @@ def _separator_window(edit: Edit) -> tuple[str, str]:
         low -= 1
     while high < len(text) and _is_separator(text[high]):
         high += 1
-    grown = len(edit.repair.replacement) - len(edit.repair.original)
-    return text[low:high], edit.edited_text[low : high + grown]
+    return low, high
 
 
 def _words(tokens: Sequence[Token]) -> list[str]:
     return [token.text for token in tokens if token.kind != "none"]
 
 
-def _check_punctuation(edit: Edit, _: Evidence) -> str | None:
-    """Marks removed from doubled or stray runs only; at most two; terminals read the same."""
-    original, replacement = edit.repair.original, edit.repair.replacement
-    old, new = _separator_window(edit)
-    old_kept, old_runs = _split(old, _is_separator)
-    new_kept, new_runs = _split(new, _is_separator)
+def _check_punctuation(edit: Edit, evidence: Evidence) -> str | None:
+    """Marks removed only as the rules compute (``_run_fix``); at most two."""
+    low, high = _separator_window(edit)
+    grown = len(edit.repair.replacement) - len(edit.repair.original)
+    text = edit.before.text
+    old_kept, old_runs = _split(text[low:high], _is_separator)
+    new_kept, new_runs = _split(edit.edited_text[low : high + grown], _is_separator)
     if old_kept != new_kept:
         if _words(edit.before.tokens) != _words(edit.edited):
             return LETTERS_OR_NUMBERS_CHANGED
         return NOT_PUNCTUATION_ONLY  # an emoji, a symbol of tone or a line break
     removed = 0
+    at = low
     for old, new in zip(old_runs, new_runs, strict=True):
-        if old == new:
-            continue
-        reason, lost = _separator_change(old, new)
-        if reason is not None:
-            return reason
-        removed += lost
+        if old != new:
+            reason, lost = _separator_change(old, new)
+            reason = reason or _run_fix(text, at, old, new, evidence.speller)
+            if reason is not None:
+                return reason
+            removed += lost
+        at += len(old) + 1  # the run, then the kept character after it
     if removed > _MAX_PUNCTUATION_REMOVED:
         return TOO_MANY_PUNCTUATION_CHANGES
-    if _terminals(original) != _terminals(replacement):
-        return SENTENCE_TERMINAL_CHANGED
     return None
 
 
@@ -281,7 +379,8 @@ def _one_word(edit: Edit) -> tuple[Token, Token] | str:
 
 
 def _check_typo(edit: Edit, evidence: Evidence) -> str | None:
-    """A string that is no word becomes one that is: same script, case, and at most two edits."""
+    """A word the dictionary rejects becomes the dictionary's own fix of it: same script and
+    case, at most two edits."""
     pair = _one_word(edit)
     if isinstance(pair, str):
         return pair
@@ -299,15 +398,19 @@ def _check_typo(edit: Edit, evidence: Evidence) -> str | None:
         return TYPO_TOO_LARGE
     if evidence.vocabulary.count(old.text) >= 2:
         return REAL_WORD_SWAP  # the article itself uses it as a word
-    lexicon = evidence.lexicon
-    if lexicon is None:
+    speller = evidence.speller
+    if speller is None:
         return LANGUAGE_NOT_COVERED
-    if not lexicon.is_non_word(old.text):
-        return REAL_WORD_SWAP  # emitir -> omitir, billion -> million, colour -> color
-    if not lexicon.is_typo_of(old.text, new.text):
+    if speller.knows(old.text):
+        return REAL_WORD_SWAP  # moot -> most, emitir -> omitir, colour -> color, a name
+    if not speller.is_word(new.text):
         return REPLACEMENT_NOT_A_WORD
+    if edit.target.role == "author":
+        return PROTECTED_NAME  # an author line is names
     if has_upper(old.text) and evidence.vocabulary.count(new.text) == 0:
         return PROTECTED_NAME  # a name, or a noun the article never writes correctly
+    if not speller.fixes(old.text, new.text, edit.target.budget.charge_suggestion):
+        return NOT_DICTIONARY_FIX  # not what the dictionary makes of it
     return None
 
 

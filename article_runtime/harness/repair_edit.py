@@ -21,6 +21,7 @@ import bisect
 import itertools
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Literal
 
 import ftfy
 
@@ -28,16 +29,20 @@ from article_runtime.model.proposal import Repair
 from article_runtime.text.cuts import cut_after, cut_before
 from article_runtime.text.edits import CharChange, TokenChange, char_changes
 from article_runtime.text.edits import token_changes as diff_tokens
-from article_runtime.text.names import name_keys, word_key
+from article_runtime.text.names import has_upper, name_keys, word_key
 from article_runtime.text.quotes import opens, pair_marks, quote_marks
 from article_runtime.text.segments import Token, graphemes, segments, word_tokens
 
-__all__ = ["WINDOW_MARGIN", "Budget", "BudgetExhausted", "Edit", "Target", "Window"]
+__all__ = ["WINDOW_MARGIN", "Budget", "BudgetExhausted", "Edit", "Target", "TargetRole", "Window"]
 
 WINDOW_MARGIN = 64  # unchanged characters read on each side of a change, then to a cut
 CUT_SEARCH = 1024  # how far a window looks for a cut before it reads the whole block
 READ_BUDGET = 4 * 1024 * 1024  # characters of whole blocks one review may read again
+SUGGESTION_BUDGET = 12  # dictionary suggestion lookups one review may make (tens of ms each)
 _NUMBER = range(100, 200)  # ICU word rule status of number segments
+
+# What a target is: a code block (verbatim layout), an author or title line (names), or text.
+TargetRole = Literal["text", "code", "author", "title"]
 
 
 class BudgetExhausted(Exception):
@@ -46,9 +51,12 @@ class BudgetExhausted(Exception):
 
 @dataclass
 class Budget:
-    """Characters of whole blocks a review may still read; None: no limit (the reference)."""
+    """Characters of whole blocks a review may still read (None: no limit, the reference), and
+    dictionary suggestion lookups it may still make (counted cached or not, so a verdict never
+    depends on an earlier review)."""
 
     remaining: int | None = READ_BUDGET
+    suggestions: int = SUGGESTION_BUDGET
 
     def charge(self, chars: int) -> None:
         if self.remaining is None:
@@ -56,6 +64,11 @@ class Budget:
         if chars > self.remaining:
             raise BudgetExhausted(chars)
         self.remaining -= chars
+
+    def charge_suggestion(self) -> None:
+        if self.suggestions <= 0:
+            raise BudgetExhausted("suggestions")
+        self.suggestions -= 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +124,8 @@ class Target:
     A derived target is the text ``parent`` becomes after the ``replaced`` stretches: it is
     built per repair, so whole-text facts it cannot take from its parent are charged to the
     budget. ``margin`` None makes every window the whole text: the reference windows match.
+    ``role`` is what the text is (``TargetRole``): a code block's layout is verbatim, and an
+    author or title line reads as names.
     """
 
     text: str
@@ -119,6 +134,7 @@ class Target:
     margin: int | None = WINDOW_MARGIN
     parent: Target | None = None
     replaced: tuple[Replaced, ...] = ()
+    role: TargetRole = "text"
     _windows: dict[tuple[int, int], Window] = field(default_factory=dict, repr=False)
 
     def _read_whole(self) -> None:
@@ -145,6 +161,15 @@ class Target:
 
     def is_name(self, token: Token) -> bool:
         return token.kind == "letter" and word_key(token.text) in self.name_keys
+
+    def name_like(self, token: Token) -> bool:
+        """A name by the text's own capitals (``is_name``), any word of an author line, or a
+        capitalized word of a title (title case capitalizes names and words alike)."""
+        if token.kind != "letter":
+            return False
+        if self.role == "author" or (self.role == "title" and has_upper(token.text)):
+            return True
+        return self.is_name(token)
 
     def quoted(self, start: int, end: int) -> bool:
         """Whether a quoted span overlaps ``[start, end)`` (an insertion: contains ``start``)."""

@@ -1,5 +1,10 @@
-"""What no repair may touch whatever its category: numbers, dates, scores, names, quotations
-(spec 7.1, 8.2 step 6).
+"""What no repair may touch or write whatever its category: hidden characters, words of mixed
+scripts, a code block's layout, numbers, dates, scores, names, quotations (spec 7.1, 8.2 step 6).
+
+A replacement is judged as written: what the character diff inserts may hold no hidden
+character (``chars.is_hidden``), and every word the edit writes must be of one script (UTS #39)
+unless the words it replaces already mixed scripts. A ``unicode`` fix only removes such
+characters, so it passes; a typo fix that slips a control into its word does not.
 
 Each protection returns None when the edit passes, else its reason code (the codes are listed
 in ``article_runtime.harness.repairs``).
@@ -10,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from article_runtime.harness.repair_edit import Edit
+from article_runtime.text.chars import is_hidden, is_white_space
 from article_runtime.text.names import has_upper
 from article_runtime.text.numbers import (
     looks_like_date,
@@ -17,22 +23,55 @@ from article_runtime.text.numbers import (
     numeric_runs,
     numeric_signature,
 )
+from article_runtime.text.scripts import is_single_script
 from article_runtime.text.segments import Token
 
 __all__ = ["PROTECTIONS"]
 
+HIDDEN_CHARACTER_ADDED = "hidden_character_added"
+MIXED_SCRIPT_ADDED = "mixed_script_added"
+VERBATIM_BLOCK = "verbatim_block"
+VERBATIM_WHITESPACE = "verbatim_whitespace"
 PROTECTED_NUMBER = "protected_number"
 PROTECTED_DATE = "protected_date"
 PROTECTED_SCORE = "protected_score"
 PROTECTED_NAME = "protected_name"
 PROTECTED_QUOTATION = "protected_quotation"
 
+# Categories that may touch a code block: computed fixes, which never re-space it either.
+VERBATIM_ALLOWED: frozenset[str] = frozenset({"encoding", "unicode"})
 # Categories whose own check keeps every letter and digit, so they may touch names, quotations
 # and the separators of dates and scores.
 CONTENT_PRESERVING: frozenset[str] = frozenset({"encoding", "unicode", "spacing"})
 # Categories whose replacement is computed, not chosen (ftfy, NFC minus debris): they restore
 # what a sign next to a number was, so the sign comparison would only refuse real fixes.
 COMPUTED: frozenset[str] = frozenset({"encoding", "unicode"})
+
+
+def _single_script(tokens: Sequence[Token]) -> bool:
+    return all(is_single_script(t.text) for t in tokens if t.kind != "none")
+
+
+def _protect_written(edit: Edit, _: str) -> str | None:
+    """Inserted characters as written: none hidden, and no word newly of mixed scripts."""
+    if any(is_hidden(ch) for change in edit.chars for ch in change.inserted):
+        return HIDDEN_CHARACTER_ADDED
+    for change in edit.tokens:
+        if _single_script(change.removed) and not _single_script(change.added):
+            return MIXED_SCRIPT_ADDED
+    return None
+
+
+def _protect_verbatim(edit: Edit, category: str) -> str | None:
+    """A code block is literal: only computed fixes, and no whitespace or indentation changes."""
+    if edit.target.role != "code":
+        return None
+    if category not in VERBATIM_ALLOWED:
+        return VERBATIM_BLOCK
+    for change in edit.chars:
+        if any(is_white_space(ch) for ch in change.removed + change.inserted):
+            return VERBATIM_WHITESPACE
+    return None
 
 
 def _protect_numbers(edit: Edit, category: str) -> str | None:
@@ -92,4 +131,10 @@ def _protect_quotations(edit: Edit, category: str) -> str | None:
     return PROTECTED_QUOTATION if edit.touches_quotation() else None
 
 
-PROTECTIONS = (_protect_numbers, _protect_names, _protect_quotations)
+PROTECTIONS = (
+    _protect_verbatim,
+    _protect_written,
+    _protect_numbers,
+    _protect_names,
+    _protect_quotations,
+)

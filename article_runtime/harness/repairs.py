@@ -20,6 +20,13 @@ Location (spec 8.2 steps 1-3):
     ``overlapping_repair``      it overlaps a repair already accepted on the same target
     ``crosses_link_boundary``   it straddles a link anchor edge
 Protections (step 6):
+    ``hidden_character_added``  the replacement writes a control, format, private-use,
+                                unassigned, default-ignorable, bidi-control or variation-selector
+                                character (any category: a ``unicode`` fix only removes them)
+    ``mixed_script_added``      a word the edit writes mixes scripts (UTS #39) where the words it
+                                replaces did not: a Cyrillic ``о`` in a Latin word
+    ``verbatim_block``          a code block: only ``encoding`` and ``unicode`` fixes may touch it
+    ``verbatim_whitespace``     a code block: a space, tab or line break would change
     ``protected_number``        a number, a numeric character (Ⅻ, ½, ², 三) or a sign or unit
                                 that belongs to a number (-15, $12, 35%, +3) would change
     ``protected_date``          a date (12.05.2024, 12/05) would change, separators included
@@ -35,26 +42,33 @@ Category checks (step 7):
                                 its invisible debris (it adds, keeps or changes something)
     ``not_spacing_only``        spacing: more than horizontal spaces change, a line break
                                 changes, or a gap becomes anything but one space or none
-    ``spacing_changes_words``   spacing: joins or splits words where the old reading is real
-                                words (now here / nowhere) or the new one is not
-    ``language_not_covered``    spacing, typo: no word list for the article's language
+    ``spacing_changes_words``   spacing: splits a word the dictionary knows (nowhere, a
+                                compound), into a non-word, joins parts that are all words (a
+                                phrase: now here, a gente) or into a non-word, moves a space
+                                between words, or re-spaces a compound the dictionary knows
+                                around a mark (well-known)
+    ``language_not_covered``    spacing, typo, punctuation: no dictionary for the language
     ``letters_or_numbers_changed``    punctuation: a letter or number changes
     ``not_punctuation_only``    punctuation: something other than a mark is removed (emoji and
                                 other So symbols carry tone), only spaces change, or two words
                                 would touch
     ``punctuation_introduced``  punctuation: a mark is added or moved (only removal is allowed)
-    ``not_duplicated_or_stray`` punctuation: removes the only mark of a run that touches a word
+    ``not_duplicated_or_stray`` punctuation: not the computed fix: a repeated comma, colon or
+                                semicolon keeps its first mark, or one mark stuck inside a word
+                                goes when the dictionary accepts the word without it
     ``too_many_punctuation_changes``  punctuation: more than two marks removed
-    ``sentence_terminal_changed``     punctuation: . ? ! 。 differ beyond a doubled mark
+    ``sentence_terminal_changed``     punctuation: a . ? ! 。 would go (!!, ?!, .. are tone)
     ``not_single_word_typo``    typo: not exactly one word replaced by one word
     ``typo_not_alphabetic``     typo: kana or ideographs (a changed one is another word)
     ``typo_changes_script``     typo: the word mixes scripts or the replacement's script differs
     ``case_changed``            typo: capitalization changes
     ``typo_too_large``          typo: more than 2 grapheme edits or more than 1/3 of the word
-    ``real_word_swap``          typo: the original is a word (of the language's word list, or
-                                used elsewhere in the article): emitir -> omitir, colour -> color
-    ``replacement_not_a_word``  typo: the replacement is no common word of the language, or not
-                                a hundred times more frequent than the original
+    ``real_word_swap``          typo: the original is a word (of a dictionary of the language,
+                                in any case, or used twice in the article): moot -> most,
+                                emitir -> omitir, colour -> color
+    ``replacement_not_a_word``  typo: no dictionary of the language accepts the replacement
+    ``not_dictionary_fix``      typo: no dictionary of the language makes this fix: neither its
+                                first suggestion nor the most frequent of its closest ones
 Judged together (step 7): ``combined_<reason>`` when the repair, added to the accepted repairs
 on neighbouring tokens of the same target, fails with ``<reason>``: repairs of one category as
 one combined edit over their joint span; of several categories, the repair on the text its
@@ -74,10 +88,13 @@ restore a name. ``punctuation_corruption`` and ``obvious_typo`` may touch none o
 
 Typo policy: one letter token into one letter token of the same single script and capitalization
 pattern, Damerau distance over graphemes ``d`` with ``1 <= d <= 2`` and ``3*d <= len(word)``;
-the original must be no word (see ``article_runtime.text.lexicon``: not in use in the language's
-word list and not used elsewhere in the article), the replacement a common word far more
-frequent; a capitalized sentence-initial word (maybe a name) needs the replacement attested in
-lowercase in the article.
+the original must be rejected by every dictionary of the language (``text.spelling``) and not
+used twice in the article, the replacement accepted by one and be that dictionary's own fix of
+the original; a capitalized word (maybe a name) needs the replacement attested in the article,
+and an author line gets no typo fix.
+
+Code blocks (``roles``) are verbatim: only ``encoding`` and ``unicode`` may touch them, and no
+repair may change their whitespace or indentation.
 """
 
 from __future__ import annotations
@@ -89,10 +106,17 @@ from functools import cached_property
 
 from article_runtime.errors import ArticleRuntimeError
 from article_runtime.harness.repair_checks import CATEGORY_CHECKS, Evidence
-from article_runtime.harness.repair_edit import WINDOW_MARGIN, Budget, BudgetExhausted, Edit, Target
+from article_runtime.harness.repair_edit import (
+    WINDOW_MARGIN,
+    Budget,
+    BudgetExhausted,
+    Edit,
+    Target,
+    TargetRole,
+)
 from article_runtime.harness.repair_protections import PROTECTIONS
 from article_runtime.model.proposal import Repair, RepairCategory
-from article_runtime.text.lexicon import lexicon_for
+from article_runtime.text.spelling import speller_for
 from article_runtime.text.vocabulary import Vocabulary
 
 __all__ = ["ReviewedRepair", "apply_repairs", "review_repairs"]
@@ -125,6 +149,7 @@ class ReviewedRepair:
 @dataclass
 class _Article:
     targets: Mapping[str, str]
+    roles: Mapping[str, TargetRole]
     locale: str
     language: str | None
     budget: Budget
@@ -133,14 +158,14 @@ class _Article:
 
     def target(self, target_id: str) -> Target:
         if target_id not in self._read:
-            text = self.targets[target_id]
-            self._read[target_id] = Target(text, self.locale, self.budget, self.margin)
+            text, role = self.targets[target_id], self.roles.get(target_id, "text")
+            self._read[target_id] = Target(text, self.locale, self.budget, self.margin, role=role)
         return self._read[target_id]
 
     @cached_property
     def evidence(self) -> Evidence:
         vocabulary = Vocabulary(self.targets.values(), self.locale)
-        return Evidence(vocabulary, lexicon_for(self.language))
+        return Evidence(vocabulary, speller_for(self.language))
 
 
 # --- location -------------------------------------------------------------------------------
@@ -227,7 +252,9 @@ def _edit_in_context(target: Target, new: ReviewedRepair, others: Sequence[Revie
     """``new`` applied to the target as its neighbours (of other categories) left it."""
     text = apply_repairs(target.text, others)
     replaced = tuple(sorted((r.start or 0, r.end or 0, len(r.repair.replacement)) for r in others))
-    context = Target(text, target.locale, target.budget, target.margin, target, replaced)
+    context = Target(
+        text, target.locale, target.budget, target.margin, target, replaced, role=target.role
+    )
     shift = sum(
         len(r.repair.replacement) - len(r.repair.original)
         for r in others
@@ -278,6 +305,7 @@ def review_repairs(
     *,
     boundaries: Mapping[str, Sequence[int]] | None = None,
     locale: str | None = None,
+    roles: Mapping[str, TargetRole] | None = None,
     margin: int | None = WINDOW_MARGIN,
 ) -> list[ReviewedRepair]:
     """Accept or reject each repair, in order. Never raises on bad repairs.
@@ -285,12 +313,14 @@ def review_repairs(
     Each repair is judged alone against the target as given, then with the repairs already
     accepted on neighbouring tokens of the same target. ``boundaries`` are offsets (link anchor
     edges) a repair may not cross. ``locale`` is the article's language: it picks the ICU rules
-    and the word list that decides what is a word. Each change is read in a window of
-    ``margin`` characters each side (``repair_edit``); ``margin=None`` reads whole targets for
-    every repair: the same verdicts at a cost that grows with the block (tests compare them).
+    and the dictionaries that decide what is a word. ``roles`` says which targets are code
+    blocks (verbatim) or author and title lines (names); others are text. Each change is read
+    in a window of ``margin`` characters each side (``repair_edit``); ``margin=None`` reads
+    whole targets for every repair: the same verdicts at a cost that grows with the block
+    (tests compare them).
     """
     budget = Budget() if margin is not None else Budget(None)
-    article = _Article(targets, locale or "root", locale, budget, margin)
+    article = _Article(targets, roles or {}, locale or "root", locale, budget, margin)
     accepted: dict[str, list[ReviewedRepair]] = {}
     reviewed: list[ReviewedRepair] = []
     for repair in repairs:

@@ -27,6 +27,7 @@ from article_runtime.answer_bounds import (
 from article_runtime.candidates.urls import is_url
 from article_runtime.harness.assemble import Assembly, assemble, link_boundaries, renderable
 from article_runtime.harness.grounding import check_grounding
+from article_runtime.harness.repair_edit import TargetRole
 from article_runtime.harness.repairs import ReviewedRepair, apply_repairs, review_repairs
 from article_runtime.harness.runner import StepFailure, parse_json
 from article_runtime.model import Block, CandidateSet, HygieneProposal, LinkCandidate
@@ -201,6 +202,7 @@ def repairs(run: Run) -> None:
             targets,
             boundaries=link_boundaries(run.candidates, p.kept_link_ids),
             locale=run.candidates.language,
+            roles=target_roles(run.candidates),
         )
     )
     reviews = [
@@ -212,6 +214,15 @@ def repairs(run: Run) -> None:
     run.reviews = renderable(run.kept_blocks, run.kept_links, reviews)
     accepted = sum(r.accepted for r in run.reviews)
     run.notes[7] = f"{accepted} applied, {len(run.reviews) - accepted} rejected"
+
+
+def target_roles(candidates: CandidateSet) -> dict[str, TargetRole]:
+    """Code blocks are verbatim; author and title candidates read as names."""
+    meta = candidates.metadata_candidates
+    roles: dict[str, TargetRole] = {b.id: "code" for b in candidates.blocks if b.type == "code"}
+    roles |= {c.id: "author" for c in meta.author}
+    roles |= {c.id: "title" for c in meta.title}
+    return roles
 
 
 def accepted_by_target(reviews: Sequence[ReviewedRepair]) -> dict[str, list[ReviewedRepair]]:

@@ -85,3 +85,41 @@ def is_plain_mark(ch: str) -> bool:
     """Punctuation or a plain symbol (math, currency, modifier); emoji and other So carry tone."""
     category = unicodedata.category(ch)
     return category[0] == "P" or category in ("Sc", "Sm", "Sk")
+
+
+_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cn", "Cs"})
+_HIDDEN_PROPERTIES = (
+    icu.UProperty.DEFAULT_IGNORABLE_CODE_POINT,
+    icu.UProperty.BIDI_CONTROL,
+    icu.UProperty.VARIATION_SELECTOR,
+)
+
+
+def is_hidden(ch: str) -> bool:
+    """What no repair may write (issue 35, section 2): a control, format, private-use,
+    unassigned or surrogate code point, or one Unicode marks default-ignorable (Hangul fillers,
+    the combining grapheme joiner), a bidi control or a variation selector."""
+    if unicodedata.category(ch) in _HIDDEN_CATEGORIES:
+        return True
+    return any(icu.Char.hasBinaryProperty(ch, prop) for prop in _HIDDEN_PROPERTIES)
+
+
+def is_white_space(ch: str) -> bool:
+    """Unicode ``White_Space``: spaces, tabs and every line break (a code block's layout)."""
+    return bool(icu.Char.hasBinaryProperty(ch, icu.UProperty.WHITE_SPACE))
+
+
+def is_separator_mark(ch: str) -> bool:
+    """A comma, colon or semicolon of any script: ``Terminal_Punctuation`` that is no
+    ``Sentence_Terminal``, of the Common script. No language writes one twice in a row; marks
+    of one script follow that script's own orthography (Tibetan writes its shad twice)."""
+    if not icu.Char.hasBinaryProperty(ch, icu.UProperty.TERMINAL_PUNCTUATION):
+        return False
+    if icu.Char.hasBinaryProperty(ch, icu.UProperty.S_TERM):
+        return False
+    return bool(icu.Script.getScript(ch).getScriptCode() == icu.UScriptCode.COMMON)
+
+
+def is_word_char(ch: str) -> bool:
+    """A letter, a combining mark or a number (general categories L, M, N)."""
+    return unicodedata.category(ch)[0] in "LMN"

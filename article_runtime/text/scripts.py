@@ -8,6 +8,8 @@ segments come from a dictionary and may cut a word differently out of context.
 
 from __future__ import annotations
 
+import functools
+
 import icu
 
 _NEUTRAL_SCRIPTS = frozenset({icu.UScriptCode.COMMON, icu.UScriptCode.INHERITED})
@@ -37,3 +39,18 @@ def _line_break_class(ch: str) -> str:
 def is_unspaced(word: str) -> bool:
     """True when ``word`` has a character of a script written without word spaces."""
     return any(_line_break_class(ch) in _UNSPACED_LINE_BREAK for ch in word)
+
+
+@functools.cache
+def _single_script_checker() -> icu.SpoofChecker:
+    checker = icu.SpoofChecker()
+    checker.setChecks(icu.USpoofChecks.RESTRICTION_LEVEL)
+    checker.setRestrictionLevel(icu.URestrictionLevel.SINGLE_SCRIPT_RESTRICTIVE)
+    return checker
+
+
+def is_single_script(word: str) -> bool:
+    """UTS #39's single-script test (ICU's spoof checker): the scripts of every character share
+    one, Common and Inherited agreeing with all and Han with kana or Hangul (Japanese, Korean).
+    ``gоvernment`` with a Cyrillic ``о`` fails; ``食べる`` passes."""
+    return int(_single_script_checker().check(word)) == 0

@@ -1,7 +1,7 @@
 """The article as its own dictionary: which words it uses, and how often.
 
-A word the article uses elsewhere is evidence that it is real, beside the language's word list
-(``lexicon``): it covers names and jargon the list lacks.
+A word the article uses elsewhere is evidence that it is real, beside the language's dictionaries
+(``spelling``): it covers names and jargon they lack.
 Sentences are counted once however many candidates repeat them (a title found as ``<title>``,
 ``og:title`` and ``<h1>`` is one use, so a typo in it is not "attested" by its copies).
 """

@@ -31,6 +31,7 @@ def _reviewed(output: str, context: dict[str, Any]) -> Reviewed | None:
     """(target, original, replacement), accepted, reason for each repair, via ``review_repairs``."""
     from article_runtime.harness.assemble import link_boundaries
     from article_runtime.harness.repairs import review_repairs
+    from article_runtime.harness.steps import target_roles
     from article_runtime.model.proposal import Repair
 
     answer = answer_object(output)
@@ -50,6 +51,7 @@ def _reviewed(output: str, context: dict[str, Any]) -> Reviewed | None:
         targets,
         boundaries=link_boundaries(candidates, links),
         locale=candidates.language,
+        roles=target_roles(candidates),
     )
     return [
         ((r.repair.target_id, r.repair.original, r.repair.replacement), r.accepted, r.reason)

@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import inspect
 import itertools
 import json
 import sys
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from evals.paths import ANSWERS, HYGIENE, REPO
 
@@ -35,7 +37,16 @@ def _page(path: Path) -> bytes:
     return gzip.decompress(raw) if path.suffix == ".gz" else raw
 
 
-Probe = tuple[str, str | None, dict[str, str], dict[str, str]]
+Probe = tuple[str, str | None, dict[str, str], dict[str, str], dict[str, str]]
+
+
+def _roles(candidates: Any) -> dict[str, str]:
+    """Code blocks, author and title lines, as the harness passes them (a review that takes no
+    roles, an older checkout's, is called without them)."""
+    meta = candidates.metadata_candidates
+    roles = {b.id: "code" for b in candidates.blocks if b.type == "code"}
+    roles |= {c.id: "author" for c in meta.author}
+    return roles | {c.id: "title" for c in meta.title}
 
 
 def _stored() -> Iterator[Probe]:
@@ -59,7 +70,7 @@ def _stored() -> Iterator[Probe]:
         for repair in answer["repairs"]:
             key = (repair["target_id"], repair["original"], repair["replacement"])
             kind = "stored: labelled good" if key in labelled else "stored: forbidden"
-            yield kind, candidates.language, targets, repair
+            yield kind, candidates.language, targets, _roles(candidates), repair
 
 
 def _probe(target_id: str, original: str, replacement: str, category: str) -> dict[str, str]:
@@ -96,6 +107,7 @@ def _sample_probes() -> Iterator[Probe]:
         except LookupError:
             common = set()
         targets = {b.id: b.text for b in candidates.blocks}
+        roles = _roles(candidates)
         swaps: list[dict[str, str]] = []
         joins: list[dict[str, str]] = []
         signs: list[dict[str, str]] = []
@@ -119,11 +131,11 @@ def _sample_probes() -> Iterator[Probe]:
                     signs.append(_probe(block.id, glued, ch, "punctuation_corruption"))
         for kind, probes in (("swaps", swaps), ("joins", joins), ("signs", signs)):
             for probe in probes[:PER_PAGE]:
-                yield f"samples: real-word {kind}", candidates.language, targets, probe
+                yield f"samples: real-word {kind}", candidates.language, targets, roles, probe
         if path.name == "lanacion.com.ar-jugada.html":
             block = next(b for b in candidates.blocks if "emitir" in b.text)
             probe = _probe(block.id, "emitir", "omitir", "obvious_typo")
-            yield "issue: emitir -> omitir", candidates.language, targets, probe
+            yield "issue: emitir -> omitir", candidates.language, targets, roles, probe
 
 
 def main() -> int:
@@ -137,9 +149,11 @@ def main() -> int:
 
     counts: dict[str, Counter[str]] = {}
     reasons: Counter[str] = Counter()
-    for kind, language, targets, repair in [*_stored(), *_sample_probes()]:
+    takes_roles = "roles" in inspect.signature(review_repairs).parameters
+    for kind, language, targets, roles, repair in [*_stored(), *_sample_probes()]:
         proposed = Repair.model_validate(repair)
-        [reviewed] = review_repairs([proposed], targets, locale=language)
+        options: dict[str, Any] = {"roles": roles} if takes_roles else {}
+        [reviewed] = review_repairs([proposed], targets, locale=language, **options)
         row = counts.setdefault(kind, Counter())
         row["accepted" if reviewed.accepted else "rejected"] += 1
         reasons[reviewed.reason] += 1

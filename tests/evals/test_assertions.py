@@ -90,6 +90,7 @@ def test_a_label_naming_no_check_fails() -> None:
 
 def test_spec_11_2_labels_match_the_runtime_review() -> None:
     from article_runtime.harness.repairs import review_repairs
+    from article_runtime.harness.steps import target_roles
     from article_runtime.model.proposal import Repair
     from evals.cases import candidate_set, load_case
 
@@ -106,7 +107,8 @@ def test_spec_11_2_labels_match_the_runtime_review() -> None:
             category=fix.category,
             justification="test",
         )
-        [reviewed] = review_repairs([repair], targets, locale=candidates.language)
+        roles = target_roles(candidates)
+        [reviewed] = review_repairs([repair], targets, locale=candidates.language, roles=roles)
         assert reviewed.accepted == (fix.label == "unambiguous"), (fix, reviewed.reason)
 
 

@@ -20,7 +20,7 @@ from article_runtime.harness.repairs import apply_repairs, review_repairs
 from article_runtime.model.proposal import REPAIR_CATEGORIES, Repair, RepairCategory
 from article_runtime.text.chars import is_invisible_junk
 from article_runtime.text.edits import char_changes
-from article_runtime.text.lexicon import lexicon_for
+from article_runtime.text.spelling import speller_for
 from article_runtime.text.unicode_fix import unicode_fix
 
 LANGUAGES = ("en", "pt", "es", "fr", "de")
@@ -64,10 +64,18 @@ def real_word_pairs(language: str) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(pairs))
 
 
+def spelled(language: str, word: str) -> bool:
+    """Hunspell, asked directly: some dictionary of the language accepts ``word``."""
+    speller = speller_for(language)
+    assert speller is not None, f"no dictionary for {language}: see debian-packages.txt"
+    return any(d.spell(word) for d in speller.dictionaries)
+
+
 @functools.cache
 def compound_pairs(language: str) -> tuple[tuple[str, str], ...]:
-    """(head, tail) where head, tail and head+tail are all common words: now + here."""
-    words = set(top_words(language))
+    """(head, tail) where head, tail and head+tail are all common words the dictionary
+    accepts: now + here."""
+    words = {w for w in top_words(language) if spelled(language, w)}
     return tuple(
         (w[:k], w[k:])
         for w in sorted(words)
@@ -121,11 +129,13 @@ def test_a_real_word_never_becomes_another_in_any_category(
 @SETTINGS
 @given(languages, st.data())
 def test_a_random_typo_in_a_common_word_is_fixed(language: str, data: st.DataObject) -> None:
-    lexicon = lexicon_for(language)
-    assert lexicon is not None
+    speller = speller_for(language)
+    assert speller is not None
     word = data.draw(st.sampled_from([w for w in top_words(language) if len(w) >= 6]))
     typo = data.draw(st.sampled_from(sorted(_neighbours(word, word))), label="typo")
-    assume(lexicon.is_typo_of(typo, word))
+    # Hunspell itself, asked directly: the typo is no word and its first suggestion is the word
+    assume(not any(d.spell(typo) for d in speller.dictionaries))
+    assume(any(d.suggest(typo)[:1] == (word,) for d in speller.dictionaries))
     text = sentence(language, typo, data)
     assume(text.count(typo) == 1)
     assert review_one(text, repair(typo, word, "obvious_typo"), language) == (
@@ -228,12 +238,13 @@ def test_a_space_inserted_into_a_common_word_is_refused(language: str, data: st.
 @SETTINGS
 @given(languages, st.data())
 def test_an_accidental_space_inside_a_word_is_removed(language: str, data: st.DataObject) -> None:
-    lexicon = lexicon_for(language)
-    assert lexicon is not None
+    speller = speller_for(language)
+    assert speller is not None
     word = data.draw(st.sampled_from([w for w in top_words(language) if len(w) >= 6]))
     cut = data.draw(st.integers(2, len(word) - 2), label="cut")
     head, tail = word[:cut], word[cut:]
-    assume(not (lexicon.is_word(head) and lexicon.is_word(tail)))
+    spelled = [any(d.spell(w) for d in speller.dictionaries) for w in (word, head, tail)]
+    assume(spelled[0] and not (spelled[1] and spelled[2]))
     text = sentence(language, f"{head} {tail}", data)
     assume(text.count(f"{head} {tail}") == 1 and text.count(head) == 1 and text.count(tail) == 1)
     reason = review_one(text, repair(f"{head} {tail}", word, "spacing"), language)
