@@ -32,7 +32,7 @@ from article_runtime.model import AssembledArticle, AttemptRecord, CandidateSet,
 from streams.kafka.topics import ARTICLE_ASSEMBLED, ARTICLE_COMPENSATION, ARTICLE_PROPOSAL
 from streams.kafka.window import InFlight, KeyedLocks
 from streams.service.compensation import Stage, compensation_event
-from streams.service.proposals import CarriedSetError, carried_of, origin_of
+from streams.service.proposals import CarriedSetError, KnownSets, carried_of, origin_of
 from streams.service.records import assembled_record, attempt_records, attempts_from
 from streams.service.wiring import Emit, Event, Wiring, manual_acks
 
@@ -155,10 +155,12 @@ def unreadable(proposal: dict[str, Any], error: CarriedSetError) -> Emit:
     return Emit(ARTICLE_COMPENSATION, proposal["article_id"], event)
 
 
-def outputs(proposal: dict[str, Any], *, has_models: bool) -> list[Emit]:
+def outputs(
+    proposal: dict[str, Any], *, has_models: bool, known: KnownSets | None = None
+) -> list[Emit]:
     """``judged`` on the set the proposal carries (a terminal event when it cannot be read)."""
     try:
-        candidates = carried_of(proposal).candidates()
+        candidates = carried_of(proposal).candidates(known)
     except CarriedSetError as error:
         return [unreadable(proposal, error)]
     return judged(proposal, candidates, has_models=has_models)
@@ -168,15 +170,23 @@ class AssemblyStage:
     """The stage's logic over the hygiene agent's ladder table (a Faust table in the worker, a
     dict in tests), which it reads and never writes."""
 
-    def __init__(self, ladders: Mapping[str, Any], *, publish: Publish, has_models: bool) -> None:
+    def __init__(
+        self,
+        ladders: Mapping[str, Any],
+        *,
+        publish: Publish,
+        has_models: bool,
+        known: KnownSets | None = None,
+    ) -> None:
         self.ladders, self.publish, self.has_models = ladders, publish, has_models
+        self.known = known
         self.locks = KeyedLocks()
 
     async def on_proposal(self, proposal: dict[str, Any]) -> None:
         article_id = proposal["article_id"]
         if superseded(self.ladders.get(article_id), proposal):
             return
-        emits = outputs(proposal, has_models=self.has_models)
+        emits = outputs(proposal, has_models=self.has_models, known=self.known)
         async with self.locks.hold(article_id):
             # Read again: a newer version may have been proposed while this one was judged.
             if superseded(self.ladders.get(article_id), proposal):
@@ -184,8 +194,8 @@ class AssemblyStage:
             await self.publish(emits)
 
 
-def register(w: Wiring, ladders: Mapping[str, Any]) -> None:
-    stage = AssemblyStage(ladders, publish=w.publish, has_models=w.has_hygiene_models)
+def register(w: Wiring, ladders: Mapping[str, Any], known: KnownSets) -> None:
+    stage = AssemblyStage(ladders, publish=w.publish, has_models=w.has_hygiene_models, known=known)
 
     async def handle(event: Event, record: dict[str, Any]) -> list[Emit]:
         await stage.on_proposal(record)

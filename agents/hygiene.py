@@ -25,7 +25,6 @@ changes nothing, and a newer version whose page is unusable ends the article.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
@@ -57,7 +56,7 @@ from article_runtime.model.attempts import Role
 from streams.kafka.topics import ARTICLE_COMPENSATION, ARTICLE_INGESTED, ARTICLE_PROPOSAL
 from streams.kafka.window import InFlight, KeyedLocks
 from streams.service.compensation import compensation_event
-from streams.service.proposals import Carried, CarriedSetError, proposal_record
+from streams.service.proposals import Carried, CarriedSetError, KnownSets, proposal_record
 from streams.service.records import attempts_from
 from streams.service.redrive import is_hygiene_redrive
 from streams.service.routing import misrouted_event
@@ -134,9 +133,11 @@ class HygieneStage:
         ask: Ask,
         build: Callable[[dict[str, Any], tuple[str, int, int]], Awaitable[CandidateSet | Emit]],
         has_models: bool,
+        known: KnownSets | None = None,
     ) -> None:
         self.table, self.confirm, self.publish = table, confirm, publish
         self.ask, self.build, self.has_models = ask, build, has_models
+        self.known = known
         self.locks = KeyedLocks()  # an article's state: read, decided and written in turn
         self.asking = KeyedLocks()  # one ladder rung of an article version: asked in turn
 
@@ -181,8 +182,9 @@ class HygieneStage:
         # a page redelivered while its first delivery still waits for the model) take turns
         # on their rung, so the second finds the first's answer held instead of paying again.
         step = taken.step
-        rung = json.dumps([taken.article_id, step.version, step.ladder, step.rung])
-        async with self.asking.hold(rung):
+        version = step.version or {}
+        rung = f"{taken.article_id}\0{version.get('declared')}\0{version.get('ingested_offset')}"
+        async with self.asking.hold(f"{rung}\0{step.ladder}\0{step.rung}"):
             await self._take_rung(taken, page)
 
     async def _take_rung(self, taken: Taken, page: dict[str, Any] | None) -> None:
@@ -199,7 +201,7 @@ class HygieneStage:
         if way == "replay" and not isinstance(built, Emit):
             assert state is not None
             held = state["proposed"][step.rung]
-            carried = taken.carried or Carried.of(built)
+            carried = taken.carried or Carried.of(built, self.known)
             if held["candidate_set_hash"] == carried.sha256:
                 await self.publish([self._proposal(taken, carried, held)])
                 return
@@ -207,7 +209,7 @@ class HygieneStage:
         if isinstance(built, Emit):
             await self._settle(taken, None, built)
             return
-        carried = taken.carried or Carried.of(built)
+        carried = taken.carried or Carried.of(built, self.known)
         answer = await self.ask(built, step.rung, article_id)
         await self._settle(taken, (carried, answer), None)
 
@@ -216,7 +218,7 @@ class HygieneStage:
             return await self.build(page, taken.origin)
         assert taken.carried is not None
         try:
-            return taken.carried.candidates()
+            return taken.carried.candidates(self.known)
         except CarriedSetError as error:
             return _unusable_set(taken, error)
 
@@ -315,7 +317,7 @@ def is_next_model_rung(event: dict[str, Any]) -> bool:
     )
 
 
-def register(w: Wiring) -> None:
+def register(w: Wiring, known: KnownSets) -> None:
     ladder_table = w.tables[LADDER_TABLE]
     pages = Pages()
     stage = HygieneStage(
@@ -325,6 +327,7 @@ def register(w: Wiring) -> None:
         ask=asker(w.llm),
         build=pages.parsed,
         has_models=w.has_hygiene_models,
+        known=known,
     )
 
     @w.app.on_before_shutdown.connect

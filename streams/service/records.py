@@ -24,11 +24,11 @@ def now() -> datetime:
 
 
 @functools.cache
-def avro_attempt_fields() -> frozenset[str]:
+def avro_attempt_fields() -> set[str]:
     """The fields of the Avro ``AttemptRecord`` (the same in every schema that carries one)."""
     schema = json.loads((AVRO_DIR / "CompensationEvent.avsc").read_text(encoding="utf-8"))
     attempts = next(f for f in schema["fields"] if f["name"] == "attempts")
-    return frozenset(f["name"] for f in attempts["type"]["items"]["fields"])
+    return {f["name"] for f in attempts["type"]["items"]["fields"]}
 
 
 def attempt_records(attempts: Sequence[AttemptRecord]) -> list[dict[str, Any]]:
@@ -37,7 +37,7 @@ def attempt_records(attempts: Sequence[AttemptRecord]) -> list[dict[str, Any]]:
     the codec refuse the whole record (and the worker exit); reading back, the core's default
     fills it."""
     fields = avro_attempt_fields()
-    return [{k: v for k, v in a.model_dump().items() if k in fields} for a in attempts]
+    return [a.model_dump(include=fields) for a in attempts]
 
 
 def attempts_from(records: Sequence[dict[str, Any]]) -> list[AttemptRecord]:

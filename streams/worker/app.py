@@ -25,6 +25,7 @@ from streams.kafka.tables import table
 from streams.kafka.topics import MAX_MESSAGE_BYTES
 from streams.service import health, metrics_page
 from streams.service.metrics import FlowMetrics
+from streams.service.proposals import KnownSets
 from streams.service.settings import WorkerSettings
 from streams.service.wiring import Unrecorded, Wiring
 from streams.worker import views
@@ -89,8 +90,9 @@ def create_app(
     recorder = ledger.Ledger(w)
     w.ledger = recorder
     transport.before_commit.append(recorder.flush)
-    hygiene.register(w)
-    assembly.register(w, tables[hygiene.LADDER_TABLE])
+    known = KnownSets()  # candidate sets the hygiene agent built, for the assembly agent
+    hygiene.register(w, known)
+    assembly.register(w, tables[hygiene.LADDER_TABLE], known)
     enrichment.register(w)
     if settings.ecp_standin is not None:
         # Not a stage: its messages are recorded as the classifier's are, where a stage takes

@@ -16,6 +16,7 @@ from agents.candidates import candidates_of
 from agents.hygiene import Ask, HygieneStage, is_next_model_rung
 from article_runtime.model import CandidateSet
 from streams.kafka.topics import ARTICLE_COMPENSATION, ARTICLE_PROPOSAL, Topic
+from streams.service.proposals import KnownSets
 from streams.service.wiring import Emit
 from tests.unit.stream_helpers import wire
 
@@ -36,7 +37,14 @@ class WriteCounting(dict[str, Any]):
 class LadderStages:
     """Both stages over one table; ``log`` lists confirms and publishes in order."""
 
-    def __init__(self, ask: Ask, *, has_models: bool, build: Build | None = None) -> None:
+    def __init__(
+        self,
+        ask: Ask,
+        *,
+        has_models: bool,
+        build: Build | None = None,
+        known: KnownSets | None = None,
+    ) -> None:
         self.table = WriteCounting()
         self.log: list[str] = []
         self.out: list[Produced] = []
@@ -49,9 +57,10 @@ class LadderStages:
             ask=ask,
             build=self._built,
             has_models=has_models,
+            known=known,
         )
         self.assembly = AssemblyStage(
-            self.table, publish=self._publisher("assembly"), has_models=has_models
+            self.table, publish=self._publisher("assembly"), has_models=has_models, known=known
         )
 
     async def _confirm(self, key: str) -> None:

@@ -23,7 +23,7 @@ from agents.ladder import (
 from article_runtime.model import AttemptRecord, CandidateSet
 from streams.kafka.topics import ARTICLE_ASSEMBLED, ARTICLE_COMPENSATION
 from streams.service.compensation import RUNGS
-from streams.service.proposals import Carried, proposal_record
+from streams.service.proposals import Carried, CarriedSetError, KnownSets, proposal_record
 from tests import factories
 
 V1 = {"ingested_offset": 10, "declared": None}
@@ -268,3 +268,27 @@ def test_a_carried_set_that_is_not_the_one_named_ends_terminal_instead_of_being_
         "terminal", "candidate_set_hash_mismatch")  # fmt: skip
     (emit,) = outputs({**sent, "candidate_set_zlib": b"not zlib"}, has_models=True)
     assert emit.record["reason"] == "candidate_set_corrupt"
+
+
+# -- the sets a worker knows -------------------------------------------------------------------
+
+
+def test_a_known_set_is_found_by_the_hash_of_its_json_and_the_oldest_go_first() -> None:
+    known = KnownSets(size=2)
+    sets = [factories.candidate_set(), factories.candidate_set(blocks=[]), newsletter()]
+    carried = [Carried.of(s, known) for s in sets]
+    assert known.get(carried[0].sha256) is None  # the oldest of three went
+    assert known.get(carried[2].sha256) is sets[2]
+    # Found by hash, the set is not inflated again: what it carries is not read.
+    unreadable = Carried(b"not zlib", carried[2].sha256)
+    assert unreadable.candidates(known) is sets[2]
+    with pytest.raises(CarriedSetError):
+        unreadable.candidates()
+    # Read once, a carried set is known afterwards.
+    fresh = KnownSets()
+    assert carried[0].candidates(fresh) == sets[0] and fresh.get(carried[0].sha256) == sets[0]
+
+
+def newsletter() -> CandidateSet:
+    blocks = [b for b in factories.candidate_set().blocks if b.id == "b6"]
+    return factories.candidate_set(blocks=blocks, links=[], images=[])

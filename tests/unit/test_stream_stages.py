@@ -41,6 +41,7 @@ from streams.kafka.topics import (
     Topic,
 )
 from streams.service.compensation import RUNGS, compensation_event
+from streams.service.proposals import KnownSets
 from streams.service.records import assembled_article, assembled_record, enrichment_content_hash
 from streams.service.settings import SettingsError, StandInEntity, WorkerSettings
 from streams.service.wiring import Emit
@@ -128,7 +129,8 @@ class Hygiene(LadderStages):
         self.rungs_asked: list[Rung] = []
         self._ask = ask or asker(runtime)
         models = runtime is not None if has_models is None else has_models
-        super().__init__(self._counted, has_models=models, build=build)
+        # The worker shares the sets its hygiene agent built with its assembly agent.
+        super().__init__(self._counted, has_models=models, build=build, known=KnownSets())
 
     async def _counted(self, candidates: CandidateSet, rung: Rung, source: str) -> Answer:
         if rung != "deterministic":
