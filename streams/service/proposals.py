@@ -45,24 +45,31 @@ class KnownSets:
     co-partitioned), and a fallback event goes back to that agent: both find the set here
     instead of inflating and parsing the copy the record carries (``make bench-stream``'s
     profile put those at 0.9 ms of an article's CPU). A set is found only by the hash of the
-    very JSON it came from, so a hit is the set the record carries. ``size`` covers the
-    messages an agent holds at once (32 queued, the calls in flight) several times over."""
+    very JSON it came from, so a hit is the set the record carries. It holds sets whose JSON
+    adds up to ``max_bytes`` (8 MiB: about 650 real news pages' sets, some 50 MiB of objects),
+    enough for the assembly agent to trail the hygiene agent by a burst of pages; the oldest go
+    first."""
 
-    def __init__(self, size: int = 128) -> None:
-        self.size = size
-        self._sets: OrderedDict[str, CandidateSet] = OrderedDict()
+    def __init__(self, max_bytes: int = 8 * 1024 * 1024) -> None:
+        self.max_bytes, self.held_bytes = max_bytes, 0
+        self._sets: OrderedDict[str, tuple[CandidateSet, int]] = OrderedDict()
 
     def get(self, sha256: str) -> CandidateSet | None:
         found = self._sets.get(sha256)
-        if found is not None:
-            self._sets.move_to_end(sha256)
-        return found
-
-    def put(self, sha256: str, candidates: CandidateSet) -> None:
-        self._sets[sha256] = candidates
+        if found is None:
+            return None
         self._sets.move_to_end(sha256)
-        while len(self._sets) > self.size:
-            self._sets.popitem(last=False)
+        return found[0]
+
+    def put(self, sha256: str, candidates: CandidateSet, size: int) -> None:
+        if sha256 in self._sets:
+            self._sets.move_to_end(sha256)
+            return
+        self._sets[sha256] = (candidates, size)
+        self.held_bytes += size
+        while self.held_bytes > self.max_bytes and len(self._sets) > 1:
+            _, (_, dropped) = self._sets.popitem(last=False)
+            self.held_bytes -= dropped
 
 
 @dataclass(frozen=True)
@@ -77,7 +84,7 @@ class Carried:
         text = candidates.model_dump_json().encode("utf-8")
         carried = cls(zlib.compress(text, LEVEL), sha256_hex(text))
         if known is not None:
-            known.put(carried.sha256, candidates)
+            known.put(carried.sha256, candidates, len(text))
         return carried
 
     @classmethod
@@ -94,12 +101,12 @@ class Carried:
         held = None if known is None else known.get(self.sha256)
         if held is not None:
             return held
-        found = self._inflated()
+        found, size = self._inflated()
         if known is not None:
-            known.put(self.sha256, found)
+            known.put(self.sha256, found, size)
         return found
 
-    def _inflated(self) -> CandidateSet:
+    def _inflated(self) -> tuple[CandidateSet, int]:
         try:
             inflater = zlib.decompressobj()
             text = inflater.decompress(self.zlib, MAX_INFLATED_BYTES)
@@ -110,7 +117,7 @@ class Carried:
         if sha256_hex(text) != self.sha256:
             raise CarriedSetError("candidate_set_hash_mismatch", f"expected {self.sha256}")
         try:
-            return CandidateSet.model_validate_json(text)
+            return CandidateSet.model_validate_json(text), len(text)
         except ValidationError as exc:
             raise CarriedSetError("candidate_set_corrupt", f"{exc.error_count()} errors") from exc
 

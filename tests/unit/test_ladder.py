@@ -274,10 +274,12 @@ def test_a_carried_set_that_is_not_the_one_named_ends_terminal_instead_of_being_
 
 
 def test_a_known_set_is_found_by_the_hash_of_its_json_and_the_oldest_go_first() -> None:
-    known = KnownSets(size=2)
     sets = [factories.candidate_set(), factories.candidate_set(blocks=[]), newsletter()]
+    sizes = [len(s.model_dump_json().encode("utf-8")) for s in sets]
+    known = KnownSets(max_bytes=sizes[1] + sizes[2])  # room for the last two
     carried = [Carried.of(s, known) for s in sets]
-    assert known.get(carried[0].sha256) is None  # the oldest of three went
+    assert known.get(carried[0].sha256) is None  # the oldest went
+    assert known.held_bytes == sizes[1] + sizes[2]
     assert known.get(carried[2].sha256) is sets[2]
     # Found by hash, the set is not inflated again: what it carries is not read.
     unreadable = Carried(b"not zlib", carried[2].sha256)
