@@ -1,28 +1,26 @@
-"""Hygiene: an ingested page to its assembled article (or terminal event), whole, in one stage.
+"""Hygiene: an ingested page to its candidate set, and one rung's model answer to
+``article.proposal``, many model calls in flight.
 
-Candidates, the primary model, the fallback model, the deterministic path, the harness and
-assembly run here, one article after another's model call is in flight: the candidate set
-never travels through Kafka, and each answer is judged once, both for its trace and for the
-decision. The ladder's outcome (``agents.ladder``) is written to the table and confirmed by
-the broker *before* the outputs are produced: after a crash, the redelivered input finds it
-and produces the same outputs again (the harness is deterministic) instead of asking the
-models a second time, so consumers see at most a duplicate, never a different article.
+For an ingested page it builds the candidate set (one page at a time in the whole worker:
+``agents.pages``), asks the ladder's first rung (the primary model; without providers the
+deterministic rung, which asks nothing) and publishes the answer verbatim with the candidate
+set it chose from; it does not judge it. The assembly agent (``agents.assembly``) judges; a
+rung that does not hold comes back as a fallback event on ``article.compensation``, which this
+agent takes to ask the fallback model, with the candidate set the event carries. It also runs
+an operator's redrive of a hygiene terminal (``streams.service.redrive``): the ladder again for
+that version, from the primary model.
 
-One Faust actor writes the table. Its messages run in an ``InFlight`` window (up to
+A paid answer is never paid twice: it is written to the ladder's state and confirmed by the
+broker before its proposal is produced, and an input that comes again (a crash or a rebalance
+redelivers what was not committed) finds its rung's answer there and publishes the same
+proposal again instead of asking the model (``agents.ladder.passage``). A proposal once on the
+topic is judged by whoever owns its partition, as often as it is delivered.
+
+One Faust actor writes the table; its messages run in an ``InFlight`` window (up to
 ``ARTICLE_RUNTIME_CALLS_IN_FLIGHT`` at once, each acked when its outputs are on the broker).
-Pages are parsed one at a time in the whole worker, on the event loop up to 1 MiB, larger ones
-in the pages thread (``agents.pages``).
-
-Versions (``agents.versions``): an article's versions may run side by side, but each one's
-outcome is decided, stored and produced under the article's lock, after the state is read
-again, so nothing is produced for a version older than one already settled: a slow answer for
-v1 that comes after v2 settled changes nothing, and a newer version whose page is unusable
-ends the article.
-
-It also reads the compensation topic for one kind of event: an operator's redrive of a hygiene
-terminal (``streams.service.redrive``), which carries the candidate set and the article's
-version and runs the ladder again for that version, once. The fallback events this agent writes are
-records of decisions already taken (the next rung ran in the same stage), not requests.
+Versions (``agents.versions``): each rung's state is decided and written under the article's
+lock, after the state is read again, so an answer for v1 that comes after v2 was proposed
+changes nothing, and a newer version whose page is unusable ends the article.
 """
 
 from __future__ import annotations
@@ -34,47 +32,96 @@ from typing import Any
 import faust
 
 from agents.ladder import (
+    Rung,
+    Step,
     closed,
     is_closed,
-    ladder_emits,
-    last_rung,
     passage,
-    settled,
-    stored_attempts,
+    proposed,
     stored_terminal,
     upgraded,
 )
 from agents.ledger import recorded_when_taken
 from agents.pages import Pages
-from agents.versions import Version, version_of
+from agents.versions import version_of
+from article_runtime import bounded_json
 from article_runtime.hashing import sha256_hex
-from article_runtime.hygiene import HygieneOutcome, replayed, run_hygiene
-from article_runtime.llm.policy import LLMRuntime
-from article_runtime.model import CandidateSet, PromptRef
-from streams.kafka.topics import ARTICLE_COMPENSATION, ARTICLE_INGESTED
+from article_runtime.hygiene import HYGIENE
+from article_runtime.llm.policy import LLMRuntime, Verdict, serves
+from article_runtime.llm.prompts import load_prompt
+from article_runtime.llm.records import ValidationSummary
+from article_runtime.llm.render import hygiene_messages
+from article_runtime.model import AttemptRecord, CandidateSet, PromptRef
+from article_runtime.model.attempts import Role
+from streams.kafka.topics import ARTICLE_COMPENSATION, ARTICLE_INGESTED, ARTICLE_PROPOSAL
 from streams.kafka.window import InFlight, KeyedLocks
+from streams.service.compensation import compensation_event
+from streams.service.proposals import Carried, CarriedSetError, KnownSets, proposal_record
+from streams.service.records import attempts_from
 from streams.service.redrive import is_hygiene_redrive
 from streams.service.routing import misrouted_event
 from streams.service.wiring import Emit, Event, Wiring, manual_acks, origin
 
 LADDER_TABLE = "hygiene_ladder"
-Run = Callable[[CandidateSet, bytes, str], Awaitable[HygieneOutcome]]
 Publish = Callable[[list[Emit]], Awaitable[None]]
 
 
 @dataclass(frozen=True)
-class Page:
-    """What one message asks the ladder to decide: an article version and where its page is."""
+class Answer:
+    """How one model rung ended: the answer as the model wrote it (None: none came back) and
+    every attempt it took (technical retries included)."""
+
+    text: str | None
+    attempts: list[AttemptRecord]
+    prompt: PromptRef | None
+
+
+Ask = Callable[[CandidateSet, Rung, str], Awaitable[Answer]]
+
+
+def asker(llm: LLMRuntime | None) -> Ask:
+    """One model rung per call, the answer kept verbatim: the provider policy's technical
+    retries, no judgement (the assembly agent judges)."""
+
+    async def ask(candidates: CandidateSet, rung: Rung, source: str) -> Answer:
+        if rung == "deterministic" or not serves(llm, HYGIENE):
+            return Answer(None, [], None)
+        role: Role = rung
+        prompt = load_prompt(HYGIENE)
+        ended = await llm.call(
+            HYGIENE,
+            prompt,
+            hygiene_messages(prompt, candidates),
+            _unjudged,
+            trace_key=source,
+            roles=(role,),
+        )
+        return Answer(ended.value, ended.attempts, prompt.ref)
+
+    return ask
+
+
+def _unjudged(content: str, role: Role) -> Verdict[str]:
+    """Every answer is kept as it came: judging it is the next stage's work."""
+    try:
+        parsed: Any = bounded_json.loads(content)
+    except ValueError:
+        parsed = content[:2000]
+    return Verdict(content, None, ValidationSummary(), parsed)
+
+
+@dataclass(frozen=True)
+class Taken:
+    """One hygiene input: its step on the ladder, where it sits and what it already carries."""
 
     article_id: str
-    version: Version | None
-    html_hash: str
+    step: Step
     origin: tuple[str, int, int]
-    html: bytes = b""  # empty for a redrive, which carries the candidate set instead
-    redrive: tuple[int, int] | None = None  # (offset, first rung's number) of a redrive
+    prior: list[AttemptRecord]  # the ladder's attempts before this rung (a fallback event's)
+    carried: Carried | None = None  # a fallback event's or redrive's set; None: build the page
 
 
-class HygieneLadder:
+class HygieneStage:
     """The stage's logic over any mapping (a Faust table in the worker, a dict in tests)."""
 
     def __init__(
@@ -83,147 +130,204 @@ class HygieneLadder:
         *,
         confirm: Callable[[str], Awaitable[None]],
         publish: Publish,
-        run: Run,
+        ask: Ask,
         build: Callable[[dict[str, Any], tuple[str, int, int]], Awaitable[CandidateSet | Emit]],
         has_models: bool,
+        known: KnownSets | None = None,
     ) -> None:
         self.table, self.confirm, self.publish = table, confirm, publish
-        self.run, self.build, self.has_models = run, build, has_models
-        self.locks = KeyedLocks()
+        self.ask, self.build, self.has_models = ask, build, has_models
+        self.known = known
+        self.locks = KeyedLocks()  # an article's state: read, decided and written in turn
+        self.asking = KeyedLocks()  # one ladder rung of an article version: asked in turn
 
     async def on_ingested(self, record: dict[str, Any], at: tuple[str, int, int]) -> None:
-        """One ``article.ingested`` record, found at ``at``."""
-        page = Page(
-            record["article_id"],
-            version_of(record, at[2]),
-            sha256_hex(record["html"]),
-            at,
-            html=record["html"],
+        """One ``article.ingested`` record, found at ``at``: the ladder's first rung."""
+        rung: Rung = "runtime_primary" if self.has_models else "deterministic"
+        step = Step(version_of(record, at[2]), sha256_hex(record["html"]), rung, 1)
+        await self._take(Taken(record["article_id"], step, at, []), record)
+
+    async def on_fallback(self, event: dict[str, Any], at: tuple[str, int, int]) -> None:
+        """A fallback event of the assembly agent whose next rung is a model."""
+        retry = event["retry"]
+        step = Step(
+            event.get("version"),
+            retry["html_hash"],
+            event["next_attempt"],
+            event["attempts_so_far"] + 1,
+            ladder=retry.get("redrive"),
+            fresh=False,
         )
-        await self._decide(page, lambda: self.build(record, at))
+        carried = Carried(retry["candidate_set_zlib"], retry["candidate_set_hash"])
+        begun = _origin(event) or at
+        taken = Taken(event["article_id"], step, begun, attempts_from(event["attempts"]), carried)
+        await self._take(taken, None)
 
     async def on_redrive(self, event: dict[str, Any], at: tuple[str, int, int]) -> None:
         """An operator's redrive of a hygiene terminal, found at ``at`` on its topic."""
         retry = event["retry"]
-        page = Page(
-            event["article_id"],
+        step = Step(
             event.get("version"),
             retry["html_hash"],
-            at,
-            redrive=(at[2], event["attempts_so_far"] + 1),
+            "runtime_primary" if self.has_models else "deterministic",
+            event["attempts_so_far"] + 1,
+            ladder=at[2],
         )
-        await self._decide(page, lambda: _ready(retry_candidates(retry)))
+        text = retry["candidate_set_json"].encode("utf-8")
+        carried = Carried.packed(text, retry["candidate_set_hash"])
+        await self._take(Taken(event["article_id"], step, at, [], carried), None)
 
-    async def _decide(
-        self, page: Page, build: Callable[[], Awaitable[CandidateSet | Emit]]
+    async def _take(self, taken: Taken, page: dict[str, Any] | None) -> None:
+        # Two copies of one input (a fallback event made twice from a proposal judged twice,
+        # a page redelivered while its first delivery still waits for the model) take turns
+        # on their rung, so the second finds the first's answer held instead of paying again.
+        step = taken.step
+        version = step.version or {}
+        rung = f"{taken.article_id}\0{version.get('declared')}\0{version.get('ingested_offset')}"
+        async with self.asking.hold(f"{rung}\0{step.ladder}\0{step.rung}"):
+            await self._take_rung(taken, page)
+
+    async def _take_rung(self, taken: Taken, page: dict[str, Any] | None) -> None:
+        article_id, step = taken.article_id, taken.step
+        async with self.locks.hold(article_id):
+            state = upgraded(self.table.get(article_id))
+            way = passage(state, step)
+        if way == "stale":
+            return
+        if way == "replay" and state is not None and is_closed(state):
+            await self.publish([stored_terminal(article_id, state, taken.origin)])
+            return
+        built = await self._candidates(taken, page)
+        if way == "replay" and not isinstance(built, Emit):
+            assert state is not None
+            held = state["proposed"][step.rung]
+            carried = taken.carried or Carried.of(built, self.known)
+            if held["candidate_set_hash"] == carried.sha256:
+                await self.publish([self._proposal(taken, carried, held)])
+                return
+            # The page no longer builds the set that answer chose from: ask again.
+        if isinstance(built, Emit):
+            await self._settle(taken, None, built)
+            return
+        carried = taken.carried or Carried.of(built, self.known)
+        answer = await self.ask(built, step.rung, article_id)
+        await self._settle(taken, (carried, answer), None)
+
+    async def _candidates(self, taken: Taken, page: dict[str, Any] | None) -> CandidateSet | Emit:
+        if page is not None:
+            return await self.build(page, taken.origin)
+        assert taken.carried is not None
+        try:
+            return taken.carried.candidates(self.known)
+        except CarriedSetError as error:
+            return _unusable_set(taken, error)
+
+    async def _settle(
+        self, taken: Taken, ended: tuple[Carried, Answer] | None, terminal: Emit | None
     ) -> None:
-        async with self.locks.hold(page.article_id):
-            state = upgraded(self.table.get(page.article_id))
-            way = passage(state, page.version, page.html_hash, redrive=page.redrive)
+        """Under the article's lock, the state read again: store the rung's end, have the
+        broker confirm it, then produce the proposal (or the unusable page's terminal)."""
+        article_id, step = taken.article_id, taken.step
+        async with self.locks.hold(article_id):
+            state = upgraded(self.table.get(article_id))
+            way = passage(state, step)
             if way == "stale":
                 return
-            if way == "replay" and await self._replayed(page, state, build):
+            if way == "replay":
+                assert state is not None
+                if is_closed(state):
+                    await self.publish([stored_terminal(article_id, state, taken.origin)])
+                    return
+                if ended is not None:  # a copy of this input ended the rung first
+                    held = state["proposed"][step.rung]
+                    await self.publish([self._proposal(taken, ended[0], held)])
+                    return
+            if terminal is not None:
+                if step.fresh and step.ladder is None and page_terminal(terminal):
+                    self.table[article_id] = closed(step.version, step.html_hash, terminal.record)
+                    await self.confirm(article_id)
+                await self.publish([terminal])
                 return
-        built = await build()
-        outcome = None if isinstance(built, Emit) else await self._ladder(page, built)
-        async with self.locks.hold(page.article_id):
-            # Read again: a newer version may have settled while this one's models answered.
-            state = upgraded(self.table.get(page.article_id))
-            way = passage(state, page.version, page.html_hash, redrive=page.redrive)
-            if way == "stale" or (way == "replay" and await self._replayed(page, state, build)):
-                return
-            if isinstance(built, Emit):
-                state = closed(page.version, page.html_hash, built.record)
-                emits = [built]
-            else:
-                assert outcome is not None
-                state, emits = self._settled(page, outcome)
-            self.table[page.article_id] = state
-            await self.confirm(page.article_id)  # durable before anyone sees the outputs
-            await self.publish(emits)
-
-    async def _ladder(self, page: Page, candidates: CandidateSet) -> HygieneOutcome:
-        return await self.run(candidates, page.html, page.article_id)
-
-    def _settled(self, page: Page, outcome: HygieneOutcome) -> tuple[dict[str, Any], list[Emit]]:
-        first = 1 if page.redrive is None else page.redrive[1]
-        last = last_rung(outcome, has_models=self.has_models, first=first)
-        redrive = None if page.redrive is None else page.redrive[0]
-        state = settled(
-            outcome, version=page.version, html_hash=page.html_hash, last=last, redrive=redrive
-        )
-        return state, self._emits(page, outcome, first)
-
-    def _emits(self, page: Page, outcome: HygieneOutcome, first: int) -> list[Emit]:
-        return ladder_emits(
-            page.article_id,
-            outcome,
-            has_models=self.has_models,
-            first=first,
-            version=page.version,
-            origin=page.origin,
-            html_hash=page.html_hash,
-        )
-
-    async def _replayed(
-        self,
-        page: Page,
-        state: dict[str, Any] | None,
-        build: Callable[[], Awaitable[CandidateSet | Emit]],
-    ) -> bool:
-        """Produce the stored outcome again (a redelivery); False when it no longer holds (the
-        stored answer fails today's harness, or the page no longer builds): run afresh."""
-        assert state is not None
-        if is_closed(state):
-            await self.publish([stored_terminal(page.article_id, state, page.origin)])
-            return True
-        built = await build()
-        if isinstance(built, Emit):
-            return False
-        held = state["outcome"]
-        attempts = stored_attempts(state)
-        article = None
-        if str(state["settled"]).startswith("assembled:"):
-            article = replayed(
-                built,
-                page.html,
-                source=page.article_id,
-                role=held["role"],
-                answer=held["answer"],
-                attempts=attempts,
-                prompt=None if held.get("prompt") is None else PromptRef(**held["prompt"]),
+            assert ended is not None
+            carried, answer = ended
+            after = proposed(
+                state,
+                step,
+                answer=answer.text,
+                attempts=answer.attempts,
+                prompt=answer.prompt,
+                candidate_set_hash=carried.sha256,
             )
-            if article is None or not str(state["settled"]).endswith(article.hashes.markdown):
-                return False
-        outcome = HygieneOutcome(article, held["reason"], attempts, held["role"], held["answer"])
-        first = int(state["attempt"]) - last_rung(outcome, has_models=self.has_models, first=1) + 1
-        await self.publish(self._emits(page, outcome, first))
-        return True
+            self.table[article_id] = after
+            await self.confirm(article_id)  # the answer is durable before anyone judges it
+            await self.publish([self._proposal(taken, carried, after["proposed"][step.rung])])
+
+    def _proposal(self, taken: Taken, carried: Carried, held: dict[str, Any]) -> Emit:
+        step = taken.step
+        record = proposal_record(
+            taken.article_id,
+            version=step.version,
+            rung=step.rung,
+            attempt=step.number,
+            answer=held["answer"],
+            prompt=None if held["prompt"] is None else PromptRef.model_validate(held["prompt"]),
+            attempts=[*taken.prior, *attempts_from(held["attempts"])],
+            carried=carried,
+            html_hash=step.html_hash or "",
+            origin=taken.origin,
+            redrive=step.ladder,
+        )
+        return Emit(ARTICLE_PROPOSAL, taken.article_id, record)
 
 
-def retry_candidates(retry: dict[str, Any]) -> CandidateSet:
-    return CandidateSet.model_validate_json(retry["candidate_set_json"])
+def page_terminal(emit: Emit) -> bool:
+    """Whether a terminal event says the page itself is unusable (the candidates stage)."""
+    return bool(emit.record["stage"] == "candidates")
 
 
-async def _ready(candidates: CandidateSet) -> CandidateSet:
-    return candidates
+def _unusable_set(taken: Taken, error: CarriedSetError) -> Emit:
+    event = compensation_event(
+        taken.article_id,
+        stage="hygiene",
+        kind="terminal",
+        reason=error.reason,
+        detail=error.detail[:500],
+        attempts_so_far=taken.step.number - 1,
+        origin=taken.origin,
+        version=taken.step.version,
+    )
+    return Emit(ARTICLE_COMPENSATION, taken.article_id, event)
 
 
-def register(w: Wiring) -> None:
+def _origin(event: dict[str, Any]) -> tuple[str, int, int] | None:
+    found = event.get("origin")
+    return None if found is None else (found["topic"], found["partition"], found["offset"])
+
+
+def is_next_model_rung(event: dict[str, Any]) -> bool:
+    """Whether a compensation event asks this agent for the ladder's next model rung: a
+    fallback event of the hygiene ladder (not a redrive) that carries its candidate set."""
+    return bool(
+        event["kind"] == "fallback"
+        and event["stage"] in ("hygiene", "assembly")
+        and event["next_attempt"] in ("runtime_primary", "runtime_fallback")
+        and event.get("retry") is not None
+        and event["retry"].get("candidate_set_zlib") is not None
+        and not is_hygiene_redrive(event)
+    )
+
+
+def register(w: Wiring, known: KnownSets) -> None:
     ladder_table = w.tables[LADDER_TABLE]
     pages = Pages()
-    llm: LLMRuntime | None = w.llm
-
-    async def run(candidates: CandidateSet, html: bytes, source: str) -> HygieneOutcome:
-        return await run_hygiene(candidates, html, source=source, llm=llm)
-
-    ladder = HygieneLadder(
+    stage = HygieneStage(
         ladder_table,
         confirm=ladder_table.confirmed,
         publish=w.publish,
-        run=run,
+        ask=asker(w.llm),
         build=pages.parsed,
         has_models=w.has_hygiene_models,
+        known=known,
     )
 
     @w.app.on_before_shutdown.connect
@@ -234,18 +338,20 @@ def register(w: Wiring) -> None:
         at = origin(event)
         if event.message.topic == ARTICLE_COMPENSATION.name:
             if is_hygiene_redrive(record):
-                await ladder.on_redrive(record, at)
+                await stage.on_redrive(record, at)
+            elif is_next_model_rung(record):
+                await stage.on_fallback(record, at)
             return []
         refused = misrouted_event(w, event, record, "candidates")
         if refused is not None:
             return [refused]
-        await ladder.on_ingested(record, at)
+        await stage.on_ingested(record, at)
         return []
 
     @w.app.agent(w.topic(ARTICLE_INGESTED, ARTICLE_COMPENSATION), name="hygiene")
     async def hygiene(stream: faust.StreamT[bytes]) -> None:
         manual = manual_acks(stream)
-        # Bounded by calls and by bytes: a page is held, parsed and judged while in flight.
+        # Bounded by calls and by bytes: a page is held and parsed while in flight.
         budget = w.settings.pages_in_flight_bytes
         window = InFlight(w.settings.calls_in_flight, manual.ack, budget=budget)
         w.bytes_in_flight["hygiene"] = lambda: window.weight
@@ -260,11 +366,15 @@ def register(w: Wiring) -> None:
 
 def _may_concern(w: Wiring, event: Event) -> bool:
     """Every ingested page does; of the compensation events, values that do not decode (this
-    stage turns those into terminal events) and those the ledger records when taken (this
-    stage runs the redrives of a hygiene terminal). The rest take no place in the window,
-    where pages wait for their models."""
+    stage turns those into terminal events), those the ledger records when taken (this stage
+    runs the redrives of a hygiene terminal) and the fallback events that ask for the next
+    model rung. The rest take no place in the window, where pages wait for their models."""
     message = event.message
     if message.topic != ARTICLE_COMPENSATION.name:
         return True
     record = w.decode(event)
-    return recorded_when_taken(message.topic, record, message.partition)
+    if isinstance(record, Emit):
+        return True
+    return recorded_when_taken(message.topic, record, message.partition) or is_next_model_rung(
+        record
+    )

@@ -1,35 +1,40 @@
-"""The hygiene fallback ladder (spec 10): primary model, fallback model, deterministic path.
+"""The hygiene fallback ladder (spec 10) across two agents: which rung runs, and when again.
 
-One article's whole ladder runs inside the hygiene agent (``agents.hygiene``); what it ends
-with is kept in a table so that a redelivered input produces the same outputs again instead of
-asking the models a second time (their answers are not deterministic; the harness is). Pure
-decisions here, over one article's state:
+The hygiene agent ends each model rung on ``article.proposal`` (the answer verbatim, or none);
+the assembly agent (``agents.assembly``) judges it and assembles the article, or sends the
+ladder to its next rung: a fallback event that the hygiene agent takes to ask the fallback
+model, or the deterministic path, which the assembly agent runs at once.
 
-- ``passage``: what a message about a version is to the state: ``stale`` (an older version, or
-  nothing left to do: dropped), ``replay`` (this version's ladder already ended: its outputs
-  are produced again from the state) or ``run`` (a newer version, no state yet, or a redrive
-  that reopens this version's terminal ladder).
-- ``settled``: the state a ladder's outcome leaves: the version, the page's HTML hash, how it
-  ended, the answer it assembled (IDs and repairs, a few hundred bytes) and every attempt.
-- ``ladder_emits``: the outputs of an outcome, the same on a replay: one fallback event per
-  model rung that did not hold (what failed and which rung comes next, for people, counters
-  and lineage), then the assembled article or the terminal event.
+A paid answer is written to the ladder's state (the ``hygiene_ladder`` table, written by the
+hygiene agent only) and confirmed by the broker before its proposal is produced. An input the
+hygiene agent gets again (a redelivered page or fallback event, after a crash or a rebalance)
+whose rung the state already holds publishes that rung's proposal again instead of asking
+the model a second time; a proposal on the topic is judged again by whoever owns its
+partition next. Pure decisions here, over one article's state:
 
-The state belongs to one version of the article (``agents.versions``). Rungs are numbered
-from 1 in a first pass; a redrive (an operator's new attempt) numbers its rungs after the
-ladder it reopens.
+- ``passage``: what one hygiene input (a ``Rung`` of one ladder of one version) is to the
+  state: ``stale`` (an older version, another ladder, nothing left to do: dropped),
+  ``replay`` (its rung's answer is held: its proposal is produced again; for an unusable page,
+  its terminal event) or ``run`` (ask the model, or for the deterministic rung, propose);
+- ``proposed``: the state after a rung ended (its answer, attempts, prompt, candidate set hash);
+- ``superseded``: whether the state has moved past a proposal (the assembly agent drops it):
+  the newest version wins.
+
+The state belongs to one version of the article (``agents.versions``) and one ladder: a first
+pass, or the ladder an operator's redrive started (``redrive``: that event's offset). Rungs
+are numbered from 1 in a first pass; a redrive numbers its rungs after the ladder it reopens.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from agents.versions import Version, compared
-from article_runtime.hygiene import HygieneOutcome
-from article_runtime.model import AttemptRecord
-from streams.kafka.topics import ARTICLE_ASSEMBLED, ARTICLE_COMPENSATION
-from streams.service.compensation import RUNGS, NextAttempt, Stage, compensation_event
-from streams.service.records import assembled_record, attempt_records, attempts_from
+from article_runtime.model import AttemptRecord, PromptRef
+from streams.kafka.topics import ARTICLE_COMPENSATION
+from streams.service.compensation import RUNGS, NextAttempt, compensation_event
+from streams.service.records import attempt_records
 from streams.service.wiring import Emit
 
 Rung = NextAttempt
@@ -48,88 +53,123 @@ def next_rung(rung: Rung, has_models: bool) -> Rung | None:
     return later[0] if later else None
 
 
-def passage(
-    state: dict[str, Any] | None,
-    version: Version | None,
-    html_hash: str | None,
-    *,
-    redrive: tuple[int, int] | None = None,
-) -> Passage:
-    """What a message about ``version`` (of the page hashed ``html_hash``) is to the ladder.
+@dataclass(frozen=True)
+class Step:
+    """What one hygiene input asks for: a rung of one ladder of one article version.
 
-    ``redrive`` is (offset, number) of an operator's redrive event: its offset on the
-    compensation topic and the number its first rung takes."""
+    ``fresh``: the input starts a ladder (an ingested page, an operator's redrive); a fallback
+    event continues one. ``ladder``: the redrive event's offset, None for a first pass."""
+
+    version: Version | None
+    html_hash: str | None
+    rung: Rung
+    number: int
+    ladder: int | None = None
+    fresh: bool = True
+
+
+def passage(state: dict[str, Any] | None, step: Step) -> Passage:
+    """What ``step`` is to the article's ladder state."""
     state = upgraded(state)
     if state is None:
         return "run"
-    order = compared(version, state["version"])
+    order = compared(step.version, state["version"])
     if order != "same":
         return "stale" if order == "older" else "run"
-    if state["html_hash"] not in (None, html_hash) and html_hash is not None:
+    if state["html_hash"] not in (None, step.html_hash) and step.html_hash is not None:
         # Unversioned records (written before versions were carried) of another page under
-        # the same ID: the page starts afresh; a redrive of the page it replaced is dropped.
-        return "stale" if redrive else "run"
-    if redrive is None:
-        # A state written before hygiene ran in one stage stored no outcome: its outputs were
-        # produced by the stages of that release, so there is nothing to produce again.
-        return "stale" if state["outcome"] is None else "replay"
-    offset, number = redrive
-    if state.get("redrive") == offset:
-        return "replay"  # this redrive's own outcome, redelivered
-    terminal = str(state["settled"]).startswith("terminal:")
-    return "run" if terminal and number > int(state.get("attempt") or 0) else "stale"
+        # the same ID: the page starts afresh; anything else about the page it replaced is
+        # dropped.
+        return "run" if step.fresh and step.ladder is None else "stale"
+    if state["proposed"] is None:
+        # A state of an earlier release (one stage, or before): its outputs were produced by
+        # that release; only a redrive of its terminal ladder runs again.
+        if step.ladder is None or not step.fresh:
+            return "stale"
+        return "run" if step.number > int(state["attempt"]) else "stale"
+    if is_closed(state):
+        return "replay" if step.fresh and step.ladder is None else "stale"
+    if state["redrive"] == step.ladder:
+        return "replay" if step.rung in state["proposed"] else "run"
+    if step.fresh and step.ladder is not None and step.number > int(state["attempt"]):
+        return "run"  # an operator's redrive reopens the version's ladder
+    return "stale"
+
+
+def superseded(state: dict[str, Any] | None, proposal: dict[str, Any]) -> bool:
+    """Whether the hygiene agent has moved past ``proposal``'s ladder: a newer version (or an
+    unusable newer page), another page under the same ID, or a redrive's new ladder."""
+    state = upgraded(state)
+    if state is None:
+        return False
+    order = compared(proposal.get("version"), state["version"])
+    if order != "same":
+        return order == "older"
+    if state["html_hash"] not in (None, proposal["html_hash"]):
+        return True
+    if is_closed(state):
+        return True
+    if state["proposed"] is None:
+        return False  # a state of an earlier release: nothing of this ladder to compare with
+    return bool(state["redrive"] != proposal.get("redrive"))
 
 
 def upgraded(state: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A state as this code reads it. The assembly agent of earlier releases wrote states with
-    the rung it awaited and no outcome (and before versions were carried, the HTML hash under
-    ``version``); such a state is never replayed, and a redrive still reopens it once it
-    ended terminal."""
-    if state is None or "outcome" in state:
+    """A state as this code reads it. States of earlier releases (the whole ladder in one
+    stage, with its ``outcome``; before that, the rung awaited; before versions were carried,
+    the HTML hash under ``version``) keep their version, page and rung number and hold no
+    proposal: they are never replayed, and a redrive still reopens them."""
+    if state is None or "proposed" in state:
         return state
     if "html_hash" not in state:
         state = {**state, "version": None, "html_hash": state.get("version")}
     return {
         "version": state["version"],
         "html_hash": state["html_hash"],
-        "settled": state.get("settled") or "awaiting",
+        "redrive": state.get("redrive"),
         "attempt": int(state.get("attempt") or 0),
-        "redrive": None,
-        "outcome": None,
+        "proposed": None,
+        "closed": None,
     }
 
 
-def settled(
-    outcome: HygieneOutcome,
-    *,
-    version: Version | None,
-    html_hash: str | None,
-    last: int,
-    redrive: int | None = None,
-) -> dict[str, Any]:
-    """The state a ladder's ``outcome`` leaves (``last``: the number of its last rung)."""
-    article = outcome.article
-    ended = (
-        f"assembled:{article.path}:{article.hashes.markdown}"
-        if article is not None
-        else f"terminal:{outcome.reason}"
-    )
+def fresh(step: Step) -> dict[str, Any]:
+    """The state of a ladder ``step`` starts, before any rung ended."""
     return {
-        "version": version,
-        "html_hash": html_hash,
-        "settled": ended,
-        "attempt": last,
-        "redrive": redrive,
-        "outcome": {
-            "role": outcome.role,
-            "answer": outcome.answer,
-            "reason": outcome.reason,
-            "attempts": attempt_records(outcome.attempts),
-            "prompt": None
-            if article is None or article.prompt is None
-            else article.prompt.model_dump(),
-        },
+        "version": step.version,
+        "html_hash": step.html_hash,
+        "redrive": step.ladder,
+        "attempt": step.number - 1,
+        "proposed": {},
+        "closed": None,
     }
+
+
+def proposed(
+    state: dict[str, Any] | None,
+    step: Step,
+    *,
+    answer: str | None,
+    attempts: list[AttemptRecord],
+    prompt: PromptRef | None,
+    candidate_set_hash: str,
+) -> dict[str, Any]:
+    """The state after ``step``'s rung ended with ``answer`` (None: no model answer, or the
+    deterministic rung), its own ``attempts`` and ``prompt``; a new dict (tables need
+    reassignment)."""
+    base = None if step.fresh else upgraded(state)  # a fallback rung extends its ladder
+    if base is None or base["proposed"] is None:
+        base = fresh(step)
+    entry = {
+        "attempt": step.number,
+        "answer": answer,
+        "attempts": attempt_records(attempts),
+        "prompt": None if prompt is None else prompt.model_dump(),
+        "candidate_set_hash": candidate_set_hash,
+    }
+    held = dict(base["proposed"] or {})
+    held[step.rung] = entry
+    return {**base, "attempt": max(int(base["attempt"]), step.number), "proposed": held}
 
 
 def closed(
@@ -140,92 +180,22 @@ def closed(
     return {
         "version": version,
         "html_hash": html_hash,
-        "settled": f"terminal:{terminal['reason']}",
-        "attempt": 0,
         "redrive": None,
-        "outcome": {
-            "stage": "candidates",
-            "reason": terminal["reason"],
-            "detail": terminal["detail"],
-        },
+        "attempt": 0,
+        "proposed": {},
+        "closed": {"reason": terminal["reason"], "detail": terminal["detail"]},
     }
 
 
-def last_rung(outcome: HygieneOutcome, *, has_models: bool, first: int) -> int:
-    """The number of the last rung ``outcome`` reached, its first rung numbered ``first``."""
-    reached = [r for r in rungs(has_models) if any(a.role == r for a in outcome.attempts)]
-    return first + max(len(reached), 1) - 1
-
-
-def ladder_emits(
-    article_id: str,
-    outcome: HygieneOutcome,
-    *,
-    has_models: bool,
-    first: int = 1,
-    version: Version | None = None,
-    origin: tuple[str, int, int] | None = None,
-    html_hash: str | None = None,
-) -> list[Emit]:
-    """The outputs of one ladder: a fallback event per model rung that did not hold, then the
-    assembled article (its ``hashes.source_html`` the page's) or the terminal event."""
-    emits, so_far, number = [], [], first - 1
-    for rung in rungs(has_models):
-        tried = [a for a in outcome.attempts if a.role == rung]
-        if rung == "deterministic" or not tried:
-            continue
-        number += 1
-        so_far += tried
-        if rung == outcome.role:
-            break  # this rung's answer was assembled
-        last = tried[-1]
-        event = compensation_event(
-            article_id,
-            stage=_stage(last),
-            kind="fallback",
-            reason=last.reason or "no_answer",
-            next_attempt=next_rung(rung, has_models),
-            attempts_so_far=number,
-            attempts=attempt_records(so_far),
-            origin=origin,
-            version=version,
-        )
-        emits.append(Emit(ARTICLE_COMPENSATION, article_id, event))
-    article = outcome.article
-    if article is not None:
-        if html_hash is not None:
-            hashes = article.hashes.model_copy(update={"source_html": html_hash})
-            article = article.model_copy(update={"hashes": hashes})
-        record = assembled_record(article, version=version)
-        return [*emits, Emit(ARTICLE_ASSEMBLED, article_id, record)]
-    terminal = compensation_event(
-        article_id,
-        stage="assembly",
-        kind="terminal",
-        reason=outcome.reason or "invalid",
-        attempts_so_far=number + 1,
-        attempts=attempt_records(outcome.attempts),
-        origin=origin,
-        version=version,
-    )
-    return [*emits, Emit(ARTICLE_COMPENSATION, article_id, terminal)]
-
-
-def _stage(last: AttemptRecord) -> Stage:
-    """``assembly`` when the harness judged the rung's answer invalid, ``hygiene`` when the
-    model never gave one (a technical failure: timeout, refusal, 5xx...)."""
-    return "assembly" if last.outcome == "invalid" else "hygiene"
-
-
-def stored_attempts(state: dict[str, Any]) -> list[AttemptRecord]:
-    return attempts_from(state["outcome"].get("attempts") or [])
+def is_closed(state: dict[str, Any]) -> bool:
+    return state.get("closed") is not None
 
 
 def stored_terminal(
     article_id: str, state: dict[str, Any], origin: tuple[str, int, int] | None
 ) -> Emit:
     """The candidates-stage terminal event a ``closed`` state stands for, produced again."""
-    held = state["outcome"]
+    held = state["closed"]
     event = compensation_event(
         article_id,
         stage="candidates",
@@ -236,7 +206,3 @@ def stored_terminal(
         version=state["version"],
     )
     return Emit(ARTICLE_COMPENSATION, article_id, event)
-
-
-def is_closed(state: dict[str, Any]) -> bool:
-    return bool(state["outcome"].get("stage") == "candidates")

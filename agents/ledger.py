@@ -42,6 +42,7 @@ from streams.kafka.topics import (
     ARTICLE_COMPENSATION,
     ARTICLE_ENRICHED,
     ARTICLE_INGESTED,
+    ARTICLE_PROPOSAL,
     BY_NAME,
     ECP_VERDICT,
     partition_of,
@@ -58,7 +59,14 @@ _ATTEMPT_FIELDS = ("call", "role", "model", "attempt", "outcome", "reason", "lat
 # Topics whose messages someone outside the stages writes: recorded when a stage takes them.
 TAKEN = frozenset({ARTICLE_INGESTED.name, ECP_VERDICT.name})
 # Topics the stages write: recorded when the broker has them.
-MADE = frozenset({ARTICLE_ASSEMBLED.name, ARTICLE_ENRICHED.name, ARTICLE_COMPENSATION.name})
+MADE = frozenset(
+    {
+        ARTICLE_PROPOSAL.name,
+        ARTICLE_ASSEMBLED.name,
+        ARTICLE_ENRICHED.name,
+        ARTICLE_COMPENSATION.name,
+    }
+)
 
 
 def _attempts(record: dict[str, Any]) -> list[dict[str, Any]]:
@@ -80,6 +88,16 @@ def observe(
 def _observed(topic: str, record: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     if topic == ARTICLE_INGESTED.name:
         return {"stage": "ingested", "url": record["url"]}, ["ingested"]
+    if topic == ARTICLE_PROPOSAL.name:
+        # Its attempts are listed once judged (on the assembled article or fallback event).
+        calls = record["attempts"]
+        entry = {
+            "stage": "proposed",
+            "rung": record["rung"],
+            "model": calls[-1]["model"] if calls else None,
+            "answered": record["answer"] is not None,
+        }
+        return entry, [f"proposed/{record['rung']}"]
     if topic == ARTICLE_ASSEMBLED.name:
         entry = {
             "stage": "assembled",

@@ -28,7 +28,7 @@ PARTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("ledger: lineage, counters, recent terminals", ("Ledger.", "updated (agents/ledger.py")),
     ("candidates: build the candidate set", ("build_candidates (",)),
     ("hygiene: harness (judge, assemble)", ("run_hygiene_harness (",)),
-    ("hygiene: render, call, parse", ("run_hygiene (",)),
+    ("hygiene: render, call, parse", ("run_hygiene (", "ask (agents/hygiene.py")),
     ("enrichment: model call and validation", ("enrich_article (",)),
     ("candidate set JSON", ("model_validate_json", "model_dump_json")),
     ("Avro decode", ("AvroCodec.decode (",)),

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 
 from article_runtime.cli import Commands
 from article_runtime.cli import main as core_main
-from streams.commands import consume, publish, redrive
+from streams.commands import consume, publish, redrive, replay
 
-KAFKA_COMMANDS: tuple[Commands, ...] = (publish.add, consume.add, redrive.add)
+KAFKA_COMMANDS: tuple[Commands, ...] = (publish.add, consume.add, redrive.add, replay.add)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -33,6 +33,7 @@ from article_runtime.model import CandidateSet
 from streams.kafka.codec import AvroCodec, CodecError
 from streams.kafka.connection import KafkaConnection
 from streams.kafka.preflight import connect_from_env
+from streams.kafka.snapshot import READ_TIMEOUT_S, Unavailable, read_to_end
 from streams.kafka.topics import (
     ARTICLE_COMPENSATION,
     ARTICLE_INGESTED,
@@ -50,12 +51,6 @@ from streams.service.redrive import (
     redrive_event,
     selected,
 )
-
-READ_TIMEOUT_S = 30.0
-
-
-class Unavailable(Exception):
-    """The input a redrive needs cannot be had; the message is the categorical reason."""
 
 
 class Cluster:
@@ -77,43 +72,8 @@ class Cluster:
 
     def compensations(self) -> Iterator[Found]:
         """Every decodable event on the compensation topic, up to where it ends now."""
-        topic = ARTICLE_COMPENSATION.name
-        metadata = self.consumer.list_topics(topic, timeout=READ_TIMEOUT_S).topics[topic]
-        if metadata.error is not None:
-            raise Unavailable(f"topic_unavailable: {topic}: {metadata.error}")
-        ends: dict[int, int] = {}  # the end of each partition when the command started
-        starts = []
-        for partition in sorted(metadata.partitions):
-            low, high = self.consumer.get_watermark_offsets(
-                TopicPartition(topic, partition), timeout=READ_TIMEOUT_S
-            )
-            if high > low:
-                ends[partition] = high
-                starts.append(TopicPartition(topic, partition, low))
-        self.consumer.assign(starts)
-        reading = set(ends)
-        while reading:
-            message = self.consumer.poll(READ_TIMEOUT_S)
-            if message is None:
-                raise Unavailable(f"read_timeout: {topic} after {READ_TIMEOUT_S} s")
-            partition, error = message.partition(), message.error()
-            if error is not None:
-                if error.code() != KafkaError._PARTITION_EOF:
-                    raise Unavailable(f"read_failed: {error}")
-                reading.discard(partition)
-                continue
-            partition, offset = int(partition or 0), int(message.offset() or 0)
-            if offset >= ends[partition]:
-                reading.discard(partition)  # published after the command started
-                continue
-            if offset == ends[partition] - 1:
-                reading.discard(partition)
-            try:
-                event = self.codec.decode(message.value() or b"", ARTICLE_COMPENSATION.schema)
-            except CodecError:
-                continue  # the compensation agent reported it already
-            yield Found(event, partition, offset)
-        self.consumer.unassign()
+        for read in read_to_end(self.consumer, ARTICLE_COMPENSATION.name, self.codec):
+            yield Found(read.record, read.partition, read.offset)
 
     def record(self, topic: str, partition: int, offset: int) -> dict[str, Any]:
         """The record at ``offset`` of ``topic``'s ``partition``, decoded."""

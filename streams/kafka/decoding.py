@@ -31,6 +31,7 @@ from streams.kafka.topics import (
     ARTICLE_COMPENSATION,
     ARTICLE_ENRICHED,
     ARTICLE_INGESTED,
+    ARTICLE_PROPOSAL,
     BY_NAME,
     ECP_VERDICT,
 )
@@ -50,6 +51,8 @@ __all__ = [
 # stage ran, which a redelivered input gets anew).
 DEDUP_KEYS: dict[str, tuple[str, ...]] = {
     ARTICLE_INGESTED.name: ("article_id", "received_at", "version"),
+    # One rung of one ladder is answered once (a repeat proposes the answer held).
+    ARTICLE_PROPOSAL.name: ("article_id", "version", "redrive", "attempt", "rung"),
     ARTICLE_ASSEMBLED.name: ("article_id", "hashes.markdown"),
     ECP_VERDICT.name: ("article_id", "entity.qid", "article_hash", "approved"),
     ARTICLE_ENRICHED.name: ("article_id", "entity.qid", "content_hash"),

@@ -39,6 +39,7 @@ class Topic:
 
 
 ARTICLE_INGESTED = Topic("article.ingested", "ArticleIngested")
+ARTICLE_PROPOSAL = Topic("article.proposal", "ArticleProposal")
 ARTICLE_ASSEMBLED = Topic("article.assembled", "ArticleAssembled")
 ECP_VERDICT = Topic("ecp.verdict", "EcpVerdict")
 ARTICLE_ENRICHED = Topic("article.enriched", "ArticleEnriched")
@@ -46,6 +47,7 @@ ARTICLE_COMPENSATION = Topic("article.compensation", "CompensationEvent")
 
 TOPICS: tuple[Topic, ...] = (
     ARTICLE_INGESTED,
+    ARTICLE_PROPOSAL,
     ARTICLE_ASSEMBLED,
     ECP_VERDICT,
     ARTICLE_ENRICHED,

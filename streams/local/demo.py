@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from prometheus_client.parser import text_string_to_metric_families
 from tqdm import tqdm
 
 from article_runtime.llm.providers import PROVIDERS_ENV
@@ -53,8 +54,6 @@ def settled_counters(worker: WorkerProcess, articles: int, wait_s: float = 10.0)
 
 
 METRICS_SHOWN = (
-    'article_runtime_messages_in_total{agent="candidates"',
-    "article_runtime_messages_out_total",
     "article_runtime_articles_settled_total",
     "article_runtime_compensation_events_total",
     "article_runtime_model_calls_total",
@@ -65,13 +64,41 @@ METRICS_SHOWN = (
 )
 
 
-def metrics_summary(worker: WorkerProcess) -> list[str]:
-    """The interesting lines of the worker's ``/metrics`` (the page has many more)."""
+def metrics_page(worker: WorkerProcess) -> str | None:
     url = f"http://127.0.0.1:{worker.web_port}/metrics"
     try:
         with urllib.request.urlopen(url, timeout=5) as response:
-            page = response.read().decode("utf-8")
+            return str(response.read().decode("utf-8"))
     except OSError:
+        return None
+
+
+def handled_by_agent(page: str) -> list[str]:
+    """One line per agent: the messages it took and made, by topic (``/metrics``)."""
+    counts: dict[str, dict[str, dict[str, int]]] = {}
+    ways = {"article_runtime_messages_in": "took", "article_runtime_messages_out": "made"}
+    for family in text_string_to_metric_families(page):
+        way = ways.get(family.name)
+        if way is None:
+            continue
+        for sample in family.samples:
+            if sample.name.endswith("_total") and sample.value:
+                by_topic = counts.setdefault(sample.labels["agent"], {}).setdefault(way, {})
+                by_topic[sample.labels["topic"]] = int(sample.value)
+    lines = []
+    for agent, done in sorted(counts.items()):
+        parts = [
+            f"{way} " + ", ".join(f"{n} {topic}" for topic, n in sorted(done[way].items()))
+            for way in ("took", "made")
+            if way in done
+        ]
+        lines.append(f"{agent:<12} " + "; ".join(parts))
+    return lines
+
+
+def metrics_summary(page: str | None) -> list[str]:
+    """The interesting lines of the worker's ``/metrics`` (the page has many more)."""
+    if page is None:
         return ["(no answer from /metrics)"]
     lag = ("article_runtime_consumer_lag{", 'topic="article.ingested"')
     return [
@@ -146,14 +173,17 @@ def run(samples: Path, *, timeout_s: float) -> int:
                 )
             elapsed = time.monotonic() - started
             counters = settled_counters(worker, len(ids))
-            metrics = metrics_summary(worker)
+            page = metrics_page(worker)
         print()
         for article_id, outcome in outcomes.items():
             print(summary_line(article_id.rsplit("@", 1)[0], outcome))
         settled = sum(o.settled for o in outcomes.values())
         print(f"\n{settled}/{len(ids)} articles settled in {elapsed:.1f} s")
         print(f"worker counters: {counters.get('counters', {})}")
-        print("worker /metrics (excerpt):\n  " + "\n  ".join(metrics))
+        if page is not None:
+            print("agents (what each took and made, by topic):\n  " + "\n  ".join(
+                handled_by_agent(page)))  # fmt: skip
+        print("worker /metrics (excerpt):\n  " + "\n  ".join(metrics_summary(page)))
     return 0 if settled == len(ids) else 1
 
 

@@ -7,6 +7,7 @@ Round trips are tested against ``schemas/avro/`` so a drift shows up as a failin
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -15,14 +16,28 @@ from typing import Any
 from article_runtime.enrichment.model import EnrichedArticle
 from article_runtime.hashing import sha256_hex
 from article_runtime.model import AssembledArticle, AttemptRecord, FeedMetadata, Usage
+from article_runtime.resources import AVRO_DIR
 
 
 def now() -> datetime:
     return datetime.now(UTC)
 
 
+@functools.cache
+def avro_attempt_fields() -> set[str]:
+    """The fields of the Avro ``AttemptRecord`` (the same in every schema that carries one)."""
+    schema = json.loads((AVRO_DIR / "CompensationEvent.avsc").read_text(encoding="utf-8"))
+    attempts = next(f for f in schema["fields"] if f["name"] == "attempts")
+    return {f["name"] for f in attempts["type"]["items"]["fields"]}
+
+
 def attempt_records(attempts: Sequence[AttemptRecord]) -> list[dict[str, Any]]:
-    return [a.model_dump() for a in attempts]
+    """Attempts as the topics carry them: the fields the Avro ``AttemptRecord`` has. A field
+    the core adds to its record before the schema has it stays off the wire instead of making
+    the codec refuse the whole record (and the worker exit); reading back, the core's default
+    fills it."""
+    fields = avro_attempt_fields()
+    return [a.model_dump(include=fields) for a in attempts]
 
 
 def attempts_from(records: Sequence[dict[str, Any]]) -> list[AttemptRecord]:
@@ -43,8 +58,14 @@ def assembled_record(
     at: datetime | None = None,
     version: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    record = article.model_dump(exclude={"source"})
-    return {"article_id": article.source, **record, "assembled_at": at or now(), "version": version}
+    record = article.model_dump(exclude={"source", "attempts"})
+    return {
+        "article_id": article.source,
+        **record,
+        "attempts": attempt_records(article.attempts),
+        "assembled_at": at or now(),
+        "version": version,
+    }
 
 
 def assembled_article(record: dict[str, Any]) -> AssembledArticle:
@@ -70,10 +91,11 @@ def enriched_record(
     at: datetime | None = None,
     version: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    record = result.model_dump(exclude={"source"})
+    record = result.model_dump(exclude={"source", "attempts"})
     return {
         "article_id": result.source,
         **record,
+        "attempts": attempt_records(result.attempts),
         "content_hash": enrichment_content_hash(result),
         "enriched_at": at or now(),
         "version": version,

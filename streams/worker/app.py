@@ -11,6 +11,7 @@ import dataclasses
 import faust
 
 from agents import (
+    assembly,
     ecp_standin,
     enrichment,
     hygiene,
@@ -24,16 +25,18 @@ from streams.kafka.tables import table
 from streams.kafka.topics import MAX_MESSAGE_BYTES
 from streams.service import health, metrics_page
 from streams.service.metrics import FlowMetrics
+from streams.service.proposals import KnownSets
 from streams.service.settings import WorkerSettings
 from streams.service.wiring import Unrecorded, Wiring
 from streams.worker import views
 
-# The agents that write each table: a table's changelog follows their input partitions, so it
-# is read together with them and must have their partition count (``joined``). The ledger's
-# tables are written by the stages that take and make the messages they record.
-STAGES = ("hygiene", "enrichment")
+# The agents that write or read each table: a table's changelog follows their input partitions,
+# so it is read together with them and must have their partition count (``joined``). The
+# assembly agent reads the hygiene ladder (never writes it) to drop superseded proposals. The
+# ledger's tables are written by the stages that take and make the messages they record.
+STAGES = ("hygiene", "assembly", "enrichment")
 TABLE_AGENTS = {
-    hygiene.LADDER_TABLE: ("hygiene",),
+    hygiene.LADDER_TABLE: ("hygiene", "assembly"),
     enrichment.JOIN_TABLE: ("enrichment",),
     ledger.STATUS_TABLE: STAGES,
     ledger.COUNTERS_TABLE: STAGES,
@@ -87,8 +90,10 @@ def create_app(
     recorder = ledger.Ledger(w)
     w.ledger = recorder
     transport.before_commit.append(recorder.flush)
-    for module in (hygiene, enrichment):
-        module.register(w)
+    known = KnownSets()  # candidate sets the hygiene agent built, for the assembly agent
+    hygiene.register(w, known)
+    assembly.register(w, tables[hygiene.LADDER_TABLE], known)
+    enrichment.register(w)
     if settings.ecp_standin is not None:
         # Not a stage: its messages are recorded as the classifier's are, where a stage takes
         # them.

@@ -468,7 +468,7 @@ def missing_stages(worker: WorkerProcess, case: CaseArticle) -> set[str]:
     final = "enriched" if expected(case).enrichment_ok else "compensation_terminal"
     lineage = worker.get(f"/articles/{case.article_id}/")
     shown = {e["stage"] for e in lineage["events"]} if lineage else set()
-    return {"ingested", "assembled", "ecp_approved", final} - shown
+    return {"ingested", "proposed", "assembled", "ecp_approved", final} - shown
 
 
 def _stage(outcome: ArticleOutcome) -> str:

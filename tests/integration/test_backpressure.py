@@ -54,8 +54,7 @@ def test_pages_in_flight_stay_within_their_byte_budget_whatever_the_calls_in_fli
     kafka_flow: Flow, server: ScriptedOpenAIServer
 ) -> None:
     """32 calls in flight, pages of 200 KiB and a budget of 1 MiB: the hygiene stage holds
-    at most 5 pages at once (the bytes gauge and the in-flight gauge agree), and every
-    article settles."""
+    at most 1 MiB of input at once (5 such pages), and every article settles."""
     padding = b"<!-- " + b"x" * (200 * 1024) + b" -->"  # what scripts and styles weigh
     cases = [dataclasses.replace(c, html=c.html + padding) for c in make_articles(60, seed=5)]
     ids = [c.article_id for c in cases]
@@ -77,8 +76,10 @@ def test_pages_in_flight_stay_within_their_byte_budget_whatever_the_calls_in_fli
             outcomes = kafka_flow.follow(ids, timeout_s=300, alive=lambda: worker.exited() is None)
     assert all(o.settled for o in outcomes.values()), "a budgeted window lost articles"
     assert 200 * 1024 < peak["bytes"] <= 1024 * 1024, peak
-    # Several pages at once (the budget is not one page at a time), far fewer than 32.
-    assert 2 <= peak["messages"] <= 5, peak
+    # The window also holds the fallback events that ask the fallback model (a few KB each:
+    # the compressed candidate set), so it may hold more messages than pages; never more
+    # than its calls.
+    assert 2 <= peak["messages"] <= 32, peak
 
 
 def held_before_an_agent(worker: WorkerProcess) -> dict[str, float]:

@@ -94,7 +94,12 @@ def test_metrics_equal_what_the_flow_did_and_the_json_log_follows_each_article(
                 assert total(got, out, topic=topic) == on_topics[topic], topic
             # Counted by the agent that produced them (the stages produce past Faust's sensors).
             made = on_topics["article.assembled"], on_topics["article.enriched"]
-            assert total(got, out, agent="hygiene", topic="article.assembled") == made[0]
+            assert total(got, out, agent="assembly", topic="article.assembled") == made[0]
+            assert total(got, out, agent="hygiene", topic="article.assembled") == 0
+            # Every proposal the hygiene agent made, the assembly agent took.
+            proposed = total(got, out, agent="hygiene", topic="article.proposal")
+            taken = total(got, ingested, agent="assembly", topic="article.proposal")
+            assert proposed == taken >= len(ids)
             assert total(got, out, agent="enrichment", topic="article.enriched") == made[1]
             compensations = by(
                 got, "article_runtime_compensation_events_total", "stage", "kind", "reason"
@@ -107,10 +112,13 @@ def test_metrics_equal_what_the_flow_did_and_the_json_log_follows_each_article(
             assert total(got, "article_runtime_model_tokens_total") > 0
             assert total(got, "article_runtime_model_cost_usd_total") > 0
             assert total(got, "article_runtime_in_flight") == 0
-            # Every page is one hygiene message; compensation events other than redrives
-            # (there are none here) are acked without taking the stage's time.
-            assert total(got, "article_runtime_stage_seconds_count", stage="hygiene") == total(
-                got, ingested, agent="hygiene", topic="article.ingested"
+            # Every page is one hygiene message, and so is every fallback event that asks for
+            # the fallback model; other compensation events (no redrive here) are acked
+            # without taking the stage's time.
+            assert (
+                total(got, "article_runtime_stage_seconds_count", stage="hygiene")
+                == total(got, ingested, agent="hygiene", topic="article.ingested")
+                + on_topics["asks_fallback_model"]
             )
             lags = {k: v for (n, k), v in got.items() if n == "article_runtime_consumer_lag"}
             flow_partitions = PARTITIONS * len(READ)  # the flow's output no stage reads
@@ -153,6 +161,7 @@ def _what_the_topics_hold(outcomes: dict[str, ArticleOutcome]) -> dict[str, Any]
         "article.enriched": sum(len(o.enriched) for o in everything),
         "article.compensation": len(compensations),
         "compensations": Counter((c["stage"], c["kind"], c["reason"]) for c in compensations),
+        "asks_fallback_model": sum(c["next_attempt"] == "runtime_fallback" for c in compensations),
         "settled": settled,
         "fallbacks": sum(c["kind"] == "fallback" for c in compensations) + fallbacks_in_call,
         "terminal": sum(c["kind"] == "terminal" for c in compensations),

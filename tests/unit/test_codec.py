@@ -6,6 +6,7 @@ import copy
 import io
 import json
 import random
+import zlib
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -172,9 +173,26 @@ RECORDS: dict[str, dict[str, Any]] = {
             "candidate_set_json": '{"blocks": []}',
             "candidate_set_hash": HASH,
             "html_hash": HASH,
+            "candidate_set_zlib": None,
+            "redrive": None,
         },
         version=VERSION,
     ),
+    "ArticleProposal": {
+        "article_id": "folha-2026-03-14-0001",
+        "version": VERSION,
+        "rung": "runtime_fallback",
+        "attempt": 2,
+        "answer": '{"title_candidate_id": "t1", "kept_block_ids": ["b2", "b4"]}',
+        "prompt": {"name": "article_content_hygiene", "version": "1.4.0", "sha256": HASH},
+        "attempts": ATTEMPTS,
+        "candidate_set_hash": HASH,
+        "candidate_set_zlib": zlib.compress(b'{"blocks": []}'),
+        "html_hash": HASH,
+        "origin": {"topic": "article.ingested", "partition": 2, "offset": 41},
+        "redrive": None,
+        "proposed_at": AT,
+    },
 }
 
 
@@ -200,7 +218,7 @@ def _crc64_avro(data: bytes) -> bytes:
 
 def test_every_schema_has_a_realistic_record(codec: AvroCodec) -> None:
     assert sorted(RECORDS) == codec.schema_names
-    assert len(codec.schema_names) == 5
+    assert len(codec.schema_names) == 6
 
 
 @pytest.mark.parametrize("name", sorted(RECORDS))
@@ -276,6 +294,7 @@ RELEASED_WRITERS = {
     "EcpVerdict": ["67f21e3f5a99e98b"],
     "ArticleEnriched": ["603cfdf6fb793f38", "bb6f6a887faa00e4", "8101f4fd4cdf8203"],
     "CompensationEvent": ["6d6869eb856562be", "28740d96fc411c0f"],
+    "ArticleProposal": ["4d7a8dd474606ab6"],
 }
 
 
@@ -460,7 +479,7 @@ def test_fallback_event_must_name_its_next_attempt() -> None:
 
 
 def test_topics_have_schemas(codec: AvroCodec) -> None:
-    assert len({topic.name for topic in TOPICS}) == len(TOPICS) == 5
+    assert len({topic.name for topic in TOPICS}) == len(TOPICS) == 6
     assert sorted(topic.schema for topic in TOPICS) == codec.schema_names
 
 

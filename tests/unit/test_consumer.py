@@ -173,7 +173,7 @@ def test_every_agent_queue_holds_a_few_messages_per_call_in_flight(calls: int, q
         }
     finally:
         cast(Consumer, w.app.consumer)._thread.thread_loop.close()
-    assert sizes == dict.fromkeys(("hygiene", "enrichment", "ecp_standin"), queued)
+    assert sizes == dict.fromkeys(("hygiene", "assembly", "enrichment", "ecp_standin"), queued)
 
 
 def test_the_worker_consumer_fetches_in_batches_of_its_settings() -> None:

@@ -14,7 +14,14 @@ from agents.ledger import COUNTERS_TABLE, STATUS_TABLE
 from agents.terminals import RECENT_TABLE
 from streams.kafka.connection import KafkaConnection
 from streams.kafka.partitions import PartitionMismatch, check_copartitioned, found_count, mismatches
-from streams.kafka.topics import ARTICLE_ASSEMBLED, ECP_VERDICT, READ, TOPICS, partition_of
+from streams.kafka.topics import (
+    ARTICLE_ASSEMBLED,
+    ARTICLE_PROPOSAL,
+    ECP_VERDICT,
+    READ,
+    TOPICS,
+    partition_of,
+)
 from streams.service.settings import WorkerSettings
 from streams.worker.app import TABLE_AGENTS, create_app, joined
 
@@ -68,12 +75,16 @@ def test_joined_groups_cover_every_multi_topic_agent_and_every_table() -> None:
     settings = WorkerSettings(KafkaConnection("127.0.0.1:9"), app_id="t", partitions=6)
     w = create_app(settings, None)
     groups = joined(w)
-    assert set(groups) == {"agent hygiene", "agent enrichment"}
+    assert set(groups) == {"agent hygiene", "agent assembly", "agent enrichment"}
     assert {ARTICLE_ASSEMBLED.name, ECP_VERDICT.name} <= set(groups["agent enrichment"])
-    # Both stages write the ledger's tables: each is read together with both stages' inputs.
+    # Every stage writes the ledger's tables: each is read together with every stage's input.
     for table in (STATUS_TABLE, COUNTERS_TABLE, RECENT_TABLE):
         changelog = f"t-{table}-changelog"
-        assert changelog in groups["agent hygiene"] and changelog in groups["agent enrichment"]
+        assert all(changelog in group for group in groups.values())
+    # The assembly agent reads the hygiene ladder: it must sit on the same partitions.
+    read = [f"t-{t}-changelog" for t, agents in TABLE_AGENTS.items() if "assembly" in agents]
+    assert groups["agent assembly"] == [ARTICLE_PROPOSAL.name, *read]
+    assert "t-hygiene_ladder-changelog" in read
     changelogs = {n for g in groups.values() for n in g if n.endswith("-changelog")}
     assert changelogs == {f"t-{table}-changelog" for table in TABLE_AGENTS}
     # Everything the app declares follows the count the worker runs with.

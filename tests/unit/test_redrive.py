@@ -8,7 +8,7 @@ first run, and that nothing else (a redelivery, an older version, a success) is 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -17,8 +17,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agents.candidates import retry_context
+from agents.hygiene import Answer, Ask
+from agents.ladder import Rung
 from article_runtime.candidates import build_candidates
-from article_runtime.hygiene import HygieneOutcome
 from article_runtime.model import CandidateSet
 from streams.kafka.topics import ARTICLE_COMPENSATION, ARTICLE_ENRICHED
 from streams.service.compensation import compensation_event
@@ -40,14 +41,14 @@ from tests.unit.test_stream_stages import (
     VERSION,
     Hygiene,
     Join,
-    deterministic_run,
+    answered,
     ingested,
-    no_answer,
+    newsletter_only,
     settled_records,
+    timed_out,
 )
 
 ORIGIN = INGESTED_AT
-Run = Callable[[CandidateSet, bytes, str], Awaitable[HygieneOutcome]]
 
 ENTITY = {"qid": ENTITY_A.qid, "name": ENTITY_A.name, "identity": None}
 NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
@@ -83,21 +84,42 @@ def terminal(
     return on_wire(ARTICLE_COMPENSATION.schema, event)
 
 
-def counted(run: Run) -> tuple[Run, list[int]]:
-    """``run`` counting its calls (each one is a model ladder asked again)."""
-    calls: list[int] = []
+def counted(ask: Ask) -> tuple[Ask, list[Rung]]:
+    """``ask`` recording each model rung it asks (each one paid for)."""
+    calls: list[Rung] = []
 
-    async def counting(candidates: CandidateSet, html: bytes, source: str) -> HygieneOutcome:
-        calls.append(1)
-        return await run(candidates, html, source)
+    async def counting(candidates: CandidateSet, rung: Rung, source: str) -> Answer:
+        calls.append(rung)
+        return await ask(candidates, rung, source)
 
     return counting, calls
 
 
-def redrive_of(case: CaseArticle, last: dict[str, Any], offset: int = 99) -> dict[str, Any]:
-    """The redrive the command publishes for the terminal event ``last`` of ``case``."""
+async def down(candidates: CandidateSet, rung: Rung, source: str) -> Answer:
+    """The provider is down: no answer, after a timeout."""
+    return Answer(None, [timed_out(rung)], None)
+
+
+def back(case: CaseArticle) -> Ask:
+    """The provider is back: the primary answers the case's valid proposal."""
+
+    async def ask(candidates: CandidateSet, rung: Rung, source: str) -> Answer:
+        return Answer(json.dumps(case.answers.hygiene_valid), [answered()], None)
+
+    return ask
+
+
+def redrive_of(
+    case: CaseArticle,
+    last: dict[str, Any],
+    offset: int = 99,
+    candidates: CandidateSet | None = None,
+) -> dict[str, Any]:
+    """The redrive the command publishes for the terminal event ``last`` of ``case`` (its
+    candidate set rebuilt from the page, unless given)."""
     found = Found(last, partition=1, offset=offset)
-    retry = retry_context(ingested(case), build_candidates(case.html, url=case.url))
+    built = candidates or build_candidates(case.html, url=case.url)
+    retry = retry_context(ingested(case), built)
     event = on_wire(ARTICLE_COMPENSATION.schema, redrive_event(found, retry=retry))
     assert (event["kind"], event["reason"], event["next_attempt"]) == (
         "fallback",
@@ -109,21 +131,23 @@ def redrive_of(case: CaseArticle, last: dict[str, Any], offset: int = 99) -> dic
     return event
 
 
-def ended_terminal(case: CaseArticle) -> tuple[Hygiene, dict[str, Any], list[int]]:
-    """A hygiene stage whose models were down: the case's ladder ended terminal."""
-    run, calls = counted(no_answer)
-    stage = Hygiene(has_models=True, run=run)
+def ended_terminal(case: CaseArticle) -> tuple[Hygiene, dict[str, Any], list[Rung]]:
+    """Stages whose models were down and whose page held too little for the deterministic
+    path: the case's ladder ended terminal."""
+    ask, calls = counted(down)
+    stage = Hygiene(has_models=True, ask=ask, build=newsletter_only)
     *_, (_, last) = stage.ingest(ingested(case))
     assert (last["kind"], last["attempts_so_far"], last["version"]) == ("terminal", 3, VERSION)
+    assert calls == ["runtime_primary", "runtime_fallback"]
     return stage, last, calls
 
 
 def test_a_hygiene_redrive_runs_the_ladder_again_and_assembles_as_a_first_run(
     case: CaseArticle,
 ) -> None:
-    first_run = Hygiene(has_models=True, run=deterministic_run).ingest(ingested(case))
-    stage, last, calls = ended_terminal(case)
-    stage.ladder.run, calls = counted(deterministic_run)  # the provider is back
+    first_run = Hygiene(has_models=True, ask=back(case)).ingest(ingested(case))
+    stage, last, _ = ended_terminal(case)
+    stage._ask = back(case)  # the provider is back
 
     event = redrive_of(case, last)
     assert event["version"] == VERSION  # the same version, not a new one
@@ -135,11 +159,11 @@ def test_a_hygiene_redrive_runs_the_ladder_again_and_assembles_as_a_first_run(
     assert article["markdown"] == expected["markdown"]
     assert article["version"] == VERSION
     state = stage.table[case.article_id]
-    assert state["settled"].startswith("assembled:") and state["attempt"] == 4
-    assert calls == [1]
-    # The redrive redelivered after it settled: its outputs again, no second ladder.
+    assert (state["redrive"], state["attempt"]) == (500, 4)
+    assert stage.rungs_asked[-1:] == ["runtime_primary"] and len(stage.rungs_asked) == 3
+    # The redrive redelivered after it settled: its outputs again, no second call.
     assert settled_records(stage.redrive(event, 500)) == settled_records(out)
-    assert calls == [1]
+    assert len(stage.rungs_asked) == 3
 
 
 def test_a_redelivered_input_of_the_first_pass_does_not_reopen_the_ladder(
@@ -147,14 +171,14 @@ def test_a_redelivered_input_of_the_first_pass_does_not_reopen_the_ladder(
 ) -> None:
     stage, _, calls = ended_terminal(case)
     again = stage.ingest(ingested(case))
-    assert [r["kind"] for _, r in again][-1] == "terminal"  # produced again, as stored
-    assert calls == [1]  # and not run again
+    assert [r["kind"] for _, r in again if "kind" in r][-1] == "terminal"  # produced again
+    assert calls == ["runtime_primary", "runtime_fallback"]  # nobody asked again
 
 
 def test_a_redrive_of_an_older_version_changes_nothing(case: CaseArticle) -> None:
     stage, last, _ = ended_terminal(case)
     newer = ("article.ingested", 1, int(VERSION["ingested_offset"] or 0) + 5)
-    stage.ladder.run = deterministic_run
+    stage._ask = back(case)
     stage.ingest(ingested(case), newer)
     assert stage.redrive(redrive_of(case, last), 500) == []
     assert stage.table[case.article_id]["version"]["ingested_offset"] == newer[2]
@@ -162,14 +186,17 @@ def test_a_redrive_of_an_older_version_changes_nothing(case: CaseArticle) -> Non
 
 def test_two_redrives_of_one_terminal_run_the_ladder_once(case: CaseArticle) -> None:
     stage, last, calls = ended_terminal(case)
-    first = stage.redrive(redrive_of(case, last), 500)  # the models are still down
-    assert [r["attempts_so_far"] for _, r in first] == [4, 5, 6]
+    thin = newsletter_only({}, ORIGIN)  # still too little for the deterministic path
+    first = stage.redrive(redrive_of(case, last, candidates=thin), 500)  # models still down
+    events = [r for _, r in first if "kind" in r]
+    assert [r["attempts_so_far"] for r in events] == [4, 5, 6]
     assert stage.redrive(redrive_of(case, last, offset=100), 501) == []
-    assert calls == [1, 1]
+    assert len(calls) == 4  # the first pass's two rungs, the first redrive's two
     # A redrive of the terminal that redrive ended with is numbered after it, and runs.
-    *_, (_, again) = first
-    assert len(stage.redrive(redrive_of(case, again, offset=101), 502)) == 3
-    assert calls == [1, 1, 1]
+    again = events[-1]
+    out = stage.redrive(redrive_of(case, again, offset=101, candidates=thin), 502)
+    assert [r["attempts_so_far"] for _, r in out if "kind" in r] == [7, 8, 9]
+    assert len(calls) == 6
 
 
 def test_only_an_operators_redrive_of_a_hygiene_terminal_is_acted_on(case: CaseArticle) -> None:

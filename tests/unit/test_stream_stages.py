@@ -10,7 +10,8 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
-from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
+import zlib
+from collections.abc import Callable, Coroutine, Iterator, Sequence
 from typing import Any, cast
 
 import pytest
@@ -18,13 +19,12 @@ import pytest
 from agents.candidates import candidates_of, retry_context
 from agents.ecp_standin import CLASSIFIER_VERSION, standin_verdict
 from agents.enrichment import EnrichmentJoin, make_enrich, result_emit, stored_result
-from agents.hygiene import HygieneLadder
-from agents.ladder import ladder_emits
+from agents.hygiene import Answer, Ask, asker
+from agents.ladder import Rung
 from agents.ledger import MAX_EVENTS, observe, updated
 from article_runtime.candidates import build_candidates
 from article_runtime.enrichment.model import EnrichedArticle, Entity
 from article_runtime.hashing import model_hash
-from article_runtime.hygiene import HygieneOutcome, run_hygiene
 from article_runtime.llm.policy import LLMRuntime
 from article_runtime.llm.prompts import load_prompt
 from article_runtime.model import AssembledArticle, AttemptRecord, CandidateSet, FeedMetadata, Usage
@@ -36,10 +36,12 @@ from streams.kafka.topics import (
     ARTICLE_COMPENSATION,
     ARTICLE_ENRICHED,
     ARTICLE_INGESTED,
+    ARTICLE_PROPOSAL,
     ECP_VERDICT,
     Topic,
 )
 from streams.service.compensation import RUNGS, compensation_event
+from streams.service.proposals import KnownSets
 from streams.service.records import assembled_article, assembled_record, enrichment_content_hash
 from streams.service.settings import SettingsError, StandInEntity, WorkerSettings
 from streams.service.wiring import Emit
@@ -48,6 +50,7 @@ from tests import factories
 from tests.llm_support import FALLBACK, PRIMARY, Recorder, config, run
 from tests.support.openai_server import Reply, ScriptedOpenAIServer, Status, running_server
 from tests.support.stream_cases import CaseArticle, expected, make_articles
+from tests.unit.ladder_stages import LadderStages, WriteCounting
 from tests.unit.stream_helpers import AT, CODEC, enriched_for, on_wire, only, sha256, wire, wired
 
 HYGIENE_CALL = "article_content_hygiene"
@@ -109,62 +112,50 @@ def newsletter_only(record: dict[str, Any], at: tuple[str, int, int]) -> Candida
     return factories.candidate_set(blocks=newsletter, links=[], images=[])
 
 
-class Hygiene:
-    """A ``HygieneLadder`` over a counting dict: what it confirms and publishes, in order, with
-    every output through its topic's Avro schema."""
+class Hygiene(LadderStages):
+    """The hygiene and assembly stages over a counting dict, a model (the scripted server
+    through the runtime, or any ``ask``) and every output through its topic's Avro schema."""
 
     def __init__(
         self,
         runtime: LLMRuntime | None = None,
         *,
         has_models: bool | None = None,
-        run: Callable[[CandidateSet, bytes, str], Awaitable[HygieneOutcome]] | None = None,
+        ask: Ask | None = None,
         build: Callable[[dict[str, Any], tuple[str, int, int]], CandidateSet | Emit] | None = None,
     ) -> None:
         self.runtime = runtime
-        self.table = WriteCounting()
-        self.log: list[str] = []
-        self.out: list[tuple[Topic, dict[str, Any]]] = []
-        self._build = build or (lambda record, at: candidates_of(record, at=at))
-        self.ladder = HygieneLadder(
-            self.table,
-            confirm=self._confirm,
-            publish=self._publish,
-            run=run or self._run,
-            build=self._built,
-            has_models=runtime is not None if has_models is None else has_models,
-        )
+        self.asked = 0
+        self.rungs_asked: list[Rung] = []
+        self._ask = ask or asker(runtime)
+        models = runtime is not None if has_models is None else has_models
+        # The worker shares the sets its hygiene agent built with its assembly agent.
+        super().__init__(self._counted, has_models=models, build=build, known=KnownSets())
 
-    async def _confirm(self, key: str) -> None:
-        self.log.append(f"confirm:{key}")
+    async def _counted(self, candidates: CandidateSet, rung: Rung, source: str) -> Answer:
+        if rung != "deterministic":
+            self.asked += 1
+            self.rungs_asked.append(rung)
+        return await self._ask(candidates, rung, source)
 
-    async def _publish(self, emits: list[Emit]) -> None:
-        self.log.append("publish")
-        self.out += [(e.topic, wire(e)) for e in emits]
-
-    async def _built(self, record: dict[str, Any], at: tuple[str, int, int]) -> CandidateSet | Emit:
-        return self._build(record, at)
-
-    async def _run(self, candidates: CandidateSet, html: bytes, source: str) -> HygieneOutcome:
-        return await run_hygiene(candidates, html, source=source, llm=self.runtime)
-
-    def deliver(self, work: Coroutine[Any, Any, None]) -> list[tuple[Topic, dict[str, Any]]]:
-        """Run one message's work; the outputs it published."""
-        before = len(self.out)
+    def run_through(self, work: Coroutine[Any, Any, None]) -> list[tuple[Topic, dict[str, Any]]]:
+        """One message's work and everything it leads to; the outputs, in order."""
         if self.runtime is None:
-            asyncio.run(work)
-        else:
-            run(work, self.runtime)
-        return self.out[before:]
+            return asyncio.run(self.settle(work))
+        return run(self.settle(work), self.runtime)
 
     def ingest(
         self, record: dict[str, Any], at: tuple[str, int, int] = INGESTED_AT
     ) -> list[tuple[Topic, dict[str, Any]]]:
-        return self.deliver(self.ladder.on_ingested(record, at))
+        return self.run_through(self.hygiene.on_ingested(record, at))
 
     def redrive(self, event: dict[str, Any], offset: int) -> list[tuple[Topic, dict[str, Any]]]:
         at = (ARTICLE_COMPENSATION.name, INGESTED_AT[1], offset)
-        return self.deliver(self.ladder.on_redrive(event, at))
+        return self.run_through(self.hygiene.on_redrive(event, at))
+
+    def again(self, topic: Topic, record: dict[str, Any]) -> list[tuple[Topic, dict[str, Any]]]:
+        """A record the stages already took, delivered again (after a crash or a rebalance)."""
+        return self.run_through(self.deliver(topic, record))
 
 
 def topics_of(out: Sequence[tuple[Topic, dict[str, Any]]]) -> list[str]:
@@ -173,7 +164,7 @@ def topics_of(out: Sequence[tuple[Topic, dict[str, Any]]]) -> list[str]:
 
 def settled_records(out: Sequence[tuple[Topic, dict[str, Any]]]) -> list[dict[str, Any]]:
     """The records without the times a redelivery gets anew."""
-    times = ("assembled_at", "occurred_at")
+    times = ("assembled_at", "occurred_at", "proposed_at")
     return [{k: v for k, v in record.items() if k not in times} for _, record in out]
 
 
@@ -217,24 +208,36 @@ def test_empty_html_ends_in_a_terminal_compensation(case: CaseArticle) -> None:
     assert event["version"] == {"ingested_offset": 99, "declared": None}
 
 
-# -- hygiene: the whole ladder in one stage ----------------------------------------------------
+# -- hygiene proposes, assembly judges ---------------------------------------------------------
 
 
-def test_without_models_the_ladder_is_the_deterministic_path_alone(case: CaseArticle) -> None:
+def test_without_models_the_ladder_is_a_deterministic_proposal_judged_by_assembly(
+    case: CaseArticle,
+) -> None:
     stage = Hygiene()
     out = stage.ingest(ingested(case))
-    assert topics_of(out) == [ARTICLE_ASSEMBLED.name]
-    article = out[0][1]
+    assert topics_of(out) == [ARTICLE_PROPOSAL.name, ARTICLE_ASSEMBLED.name]
+    proposal, article = (record for _, record in out)
+    assert (proposal["rung"], proposal["answer"], proposal["attempts"]) == (
+        "deterministic",
+        None,
+        [],
+    )
     assert article["path"] == "deterministic"
     assert article["markdown"] == expected(case).markdown
     assert roles_and_reasons(article["attempts"]) == [("deterministic", "ok", None)]
     assert article["prompt"] is None  # no model's answer
-    assert stage.table[case.article_id]["settled"].startswith("assembled:deterministic:")
-    # The outcome is durable before anyone sees it.
-    assert stage.log == [f"confirm:{case.article_id}", "publish"]
+    assert article["hashes"]["source_html"] == sha256(case.html)
+    # The rung is durable before its proposal is on the topic; assembly writes nothing.
+    assert stage.log == [
+        f"confirm:{case.article_id}",
+        "hygiene:article.proposal",
+        "assembly:article.assembled",
+    ]
+    assert stage.table.writes == 1
 
 
-def test_a_valid_primary_answer_is_assembled_and_a_redelivery_replays_it_without_a_call(
+def test_a_valid_primary_answer_is_proposed_verbatim_then_assembled_and_never_paid_twice(
     case: CaseArticle, server: ScriptedOpenAIServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     reply = Reply(case.answers.hygiene_valid, prompt_tokens=1000, completion_tokens=250)
@@ -244,9 +247,16 @@ def test_a_valid_primary_answer_is_assembled_and_a_redelivery_replays_it_without
     out = stage.ingest(ingested(case))
 
     assert [call.model for call in server.calls] == [PRIMARY]
-    assert topics_of(out) == [ARTICLE_ASSEMBLED.name]
-    article = out[0][1]
+    assert topics_of(out) == [ARTICLE_PROPOSAL.name, ARTICLE_ASSEMBLED.name]
+    proposal, article = (record for _, record in out)
     candidates = build_candidates(case.html, url=case.url)
+    assert proposal["answer"] == reply.text  # verbatim, as the model wrote it
+    assert proposal["candidate_set_hash"] == model_hash(candidates)
+    assert CandidateSet.model_validate_json(zlib.decompress(proposal["candidate_set_zlib"])) == (
+        candidates
+    )
+    assert (proposal["rung"], proposal["attempt"], proposal["version"]) == (
+        "runtime_primary", 1, VERSION)  # fmt: skip
     assert article["path"] == "primary"
     assert article["markdown"] == expected(case).markdown
     assert article["title"] == case.title
@@ -262,21 +272,27 @@ def test_a_valid_primary_answer_is_assembled_and_a_redelivery_replays_it_without
     assert article["usage"]["completion_tokens"] == 250
     assert article["usage"]["cost_usd"] == pytest.approx(0.0008)
     spec = load_prompt(HYGIENE_CALL)
-    assert article["prompt"] == {
-        "name": HYGIENE_CALL,
-        "version": spec.version,
-        "sha256": spec.sha256,
-    }
+    assert (
+        article["prompt"]
+        == proposal["prompt"]
+        == {
+            "name": HYGIENE_CALL,
+            "version": spec.version,
+            "sha256": spec.sha256,
+        }
+    )
     assert article["version"] == VERSION
-    state = stage.table[case.article_id]
-    assert state["settled"] == f"assembled:primary:{sha256(expected(case).markdown)}"
-    assert state["outcome"]["answer"] == reply.text  # what a replay judges again
-    assert expected(case).markdown not in json.dumps(state)  # no article text in the table
-    assert stage.log == [f"confirm:{case.article_id}", "publish"]
+    held = stage.table[case.article_id]["proposed"]["runtime_primary"]
+    assert held["answer"] == reply.text  # what a redelivery proposes again
+    assert expected(case).markdown not in json.dumps(held)  # no article text in the table
+    assert stage.log[:2] == [f"confirm:{case.article_id}", "hygiene:article.proposal"]
 
     again = stage.ingest(ingested(case))  # redelivered after a crash before its commit
     assert [call.model for call in server.calls] == [PRIMARY]  # no second call
     assert settled_records(again) == settled_records(out)
+    judged_again = stage.again(ARTICLE_PROPOSAL, proposal)  # the proposal, redelivered
+    assert settled_records(judged_again) == settled_records(out[1:])
+    assert len(server.calls) == 1
 
 
 def test_the_ladder_steps_down_to_the_deterministic_path_with_each_attempt_once(
@@ -289,26 +305,37 @@ def test_the_ladder_steps_down_to_the_deterministic_path_with_each_attempt_once(
     out = stage.ingest(ingested(case))
 
     assert [call.model for call in server.calls] == [PRIMARY, FALLBACK, FALLBACK, FALLBACK]
-    assert topics_of(out) == [ARTICLE_COMPENSATION.name] * 2 + [ARTICLE_ASSEMBLED.name]
-    (_, invalid), (_, failed), (_, article) = out
-    # The primary's answer named a block the page lacks: the harness refused it.
+    assert topics_of(out) == [
+        ARTICLE_PROPOSAL.name,
+        ARTICLE_COMPENSATION.name,
+        ARTICLE_PROPOSAL.name,
+        ARTICLE_COMPENSATION.name,
+        ARTICLE_ASSEMBLED.name,
+    ]
+    (_, first), (_, invalid), (_, second), (_, failed), (_, article) = out
+    assert first["answer"] == json.dumps(case.answers.hygiene_invented_block)
+    # The primary's answer named a block the page lacks: the harness refused it, and the
+    # event carries the candidate set the fallback model is asked with.
     assert (invalid["stage"], invalid["kind"], invalid["reason"], invalid["next_attempt"]) == (
         "assembly",
         "fallback",
         "unknown_block_id",
         "runtime_fallback",
     )
-    # The fallback model never answered: a technical failure, after its retries.
+    assert invalid["retry"]["candidate_set_zlib"] == first["candidate_set_zlib"]
+    # The fallback model never answered: a proposal without an answer, a technical failure.
+    assert (second["rung"], second["attempt"], second["answer"]) == ("runtime_fallback", 2, None)
     assert (failed["stage"], failed["kind"], failed["reason"], failed["next_attempt"]) == (
         "hygiene",
         "fallback",
         "server_error",
         "deterministic",
     )
+    assert failed["retry"] is None  # the deterministic path ran in the same step
     assert [e["attempts_so_far"] for e in (invalid, failed)] == [1, 2]
     assert [len(e["attempts"]) for e in (invalid, failed)] == [1, 4]  # everything so far
     assert invalid["origin"] == {"topic": "article.ingested", "partition": 1, "offset": 17}
-    assert invalid["retry"] is None  # a record of a decision carried out, not a request
+    assert failed["origin"] == invalid["origin"]
     assert article["path"] == "deterministic"
     assert article["markdown"] == expected(case).markdown
     assert article["hashes"]["source_html"] == sha256(case.html)
@@ -322,15 +349,17 @@ def test_the_ladder_steps_down_to_the_deterministic_path_with_each_attempt_once(
     assert [a["attempt"] for a in article["attempts"]] == [1, 1, 2, 3, 1]
     assert invalid["version"] == failed["version"] == article["version"] == VERSION
 
-    again = stage.ingest(ingested(case))
-    assert len(server.calls) == 4  # the redelivery asks nobody
-    assert settled_records(again) == settled_records(out)
+    # Every input, delivered again: nobody is asked, the outputs are the same.
+    assert settled_records(stage.ingest(ingested(case))) == settled_records(out)
+    assert settled_records(stage.again(ARTICLE_COMPENSATION, invalid)) == settled_records(out[2:])
+    assert len(server.calls) == 4
 
 
 def test_a_failing_deterministic_path_ends_the_ladder(case: CaseArticle) -> None:
     stage = Hygiene(has_models=False, build=newsletter_only)
     out = stage.ingest(ingested(case))
-    event = only([Emit(topic, case.article_id, r) for topic, r in out], ARTICLE_COMPENSATION)
+    assert topics_of(out) == [ARTICLE_PROPOSAL.name, ARTICLE_COMPENSATION.name]
+    event = out[-1][1]
     assert (event["stage"], event["kind"], event["reason"], event["attempts_so_far"]) == (
         "assembly",
         "terminal",
@@ -340,7 +369,6 @@ def test_a_failing_deterministic_path_ends_the_ladder(case: CaseArticle) -> None
     assert roles_and_reasons(event["attempts"]) == [
         ("deterministic", "invalid", "content_too_short")
     ]
-    assert stage.table[case.article_id]["settled"] == "terminal:content_too_short"
     assert settled_records(stage.ingest(ingested(case))) == settled_records(out)
 
 
@@ -350,8 +378,8 @@ def test_an_unusable_page_ends_its_version_and_every_older_one(case: CaseArticle
     out = stage.ingest(ingested(case, html=b""), newer)
     assert [(r["stage"], r["reason"]) for _, r in out] == [("candidates", "empty_html")]
     state = stage.table[case.article_id]
-    assert (state["version"], state["settled"]) == ({"ingested_offset": 18, "declared": None},
-                                                   "terminal:empty_html")  # fmt: skip
+    assert (state["version"], state["closed"]["reason"]) == (
+        {"ingested_offset": 18, "declared": None}, "empty_html")  # fmt: skip
     assert settled_records(stage.ingest(ingested(case, html=b""), newer)) == settled_records(out)
     assert stage.ingest(ingested(case)) == []  # v@17 is older: nothing for it any more
     assert stage.table.writes == 1
@@ -359,58 +387,80 @@ def test_an_unusable_page_ends_its_version_and_every_older_one(case: CaseArticle
 
 def test_a_slow_older_version_changes_nothing_once_a_newer_one_settled(case: CaseArticle) -> None:
     released = asyncio.Event()
-    plain = Hygiene()
-
-    async def slow_for_v1(candidates: CandidateSet, html: bytes, source: str) -> HygieneOutcome:
-        if html == case.html:  # v1's page
-            await released.wait()
-        return await plain._run(candidates, html, source)
-
-    stage = Hygiene(has_models=False, run=slow_for_v1)
     other = make_articles(2)[1]
+
+    async def slow_for_v1(candidates: CandidateSet, rung: Rung, source: str) -> Answer:
+        page = case if candidates == case.answers.candidates else other
+        if page is case:
+            await released.wait()
+        return Answer(json.dumps(page.answers.hygiene_valid), [answered()], None)
+
+    stage = Hygiene(has_models=True, ask=slow_for_v1)
     v2 = {**ingested(other), "article_id": case.article_id}
 
     async def race() -> None:
-        first = asyncio.create_task(stage.ladder.on_ingested(ingested(case), INGESTED_AT))
+        first = asyncio.create_task(stage.hygiene.on_ingested(ingested(case), INGESTED_AT))
         await asyncio.sleep(0.05)  # v1 is waiting for its answer
-        await stage.ladder.on_ingested(v2, ("article.ingested", 1, 18))
+        await stage.settle(stage.hygiene.on_ingested(v2, ("article.ingested", 1, 18)))
         released.set()
-        await first
+        await stage.settle(first)
 
     asyncio.run(race())
-    assert [(r["version"]["ingested_offset"], r["markdown"]) for _, r in stage.out] == [
+    settled = [r for t, r in stage.out if t is not ARTICLE_PROPOSAL]
+    assert [(r["version"]["ingested_offset"], r["markdown"]) for r in settled] == [
         (18, expected(other).markdown)
     ]
     assert stage.table[case.article_id]["version"]["ingested_offset"] == 18
+    assert stage.asked == 2  # v1's answer was paid for; it came too late to be proposed
+
+
+def test_a_proposal_of_an_older_version_is_dropped_by_assembly(case: CaseArticle) -> None:
+    stage = Hygiene()
+    older = stage.ingest(ingested(case))[0][1]
+    other = make_articles(2)[1]
+    stage.ingest({**ingested(other), "article_id": case.article_id}, ("article.ingested", 1, 18))
+    assert stage.again(ARTICLE_PROPOSAL, older) == []  # redelivered after v@18 was proposed
 
 
 def test_a_redrive_runs_the_ladder_again_for_its_version_once(case: CaseArticle) -> None:
-    ended = Hygiene(has_models=True, run=no_answer)
+    async def down(candidates: CandidateSet, rung: Rung, source: str) -> Answer:
+        return Answer(None, [timed_out(rung)], None)
+
+    ended = Hygiene(has_models=True, ask=down, build=newsletter_only)
     terminal = ended.ingest(ingested(case))
-    *_, (_, last) = terminal
+    assert topics_of(terminal)[-1] == ARTICLE_COMPENSATION.name
+    last = terminal[-1][1]
     assert (last["kind"], last["reason"], last["attempts_so_far"]) == (
         "terminal",
         "content_too_short",
         3,
     )
+    assert ended.asked == 2
 
     # The provider is back: the redrive runs the ladder from the primary, numbered after it.
-    ended.ladder.run = deterministic_run
+    async def back(candidates: CandidateSet, rung: Rung, source: str) -> Answer:
+        return Answer(json.dumps(case.answers.hygiene_valid), [answered()], None)
+
+    ended._ask = back
     candidates = build_candidates(case.html, url=case.url)
     retry = retry_context(ingested(case), candidates)
     event = on_wire(ARTICLE_COMPENSATION.schema, redrive_event_for(case, last, retry))
     out = ended.redrive(event, 50)
-    assert topics_of(out) == [ARTICLE_ASSEMBLED.name]
-    assert out[0][1]["markdown"] == expected(case).markdown
-    assert out[0][1]["hashes"]["source_html"] == sha256(case.html)  # from the retry context
+    assert topics_of(out) == [ARTICLE_PROPOSAL.name, ARTICLE_ASSEMBLED.name]
+    proposal, article = (record for _, record in out)
+    assert (proposal["redrive"], proposal["attempt"]) == (50, 4)
+    assert article["markdown"] == expected(case).markdown
+    assert article["hashes"]["source_html"] == sha256(case.html)  # from the retry context
     state = ended.table[case.article_id]
     assert (state["redrive"], state["attempt"]) == (50, 4)
+    assert ended.asked == 3
 
     assert settled_records(ended.redrive(event, 50)) == settled_records(out)  # redelivered
-    assert ended.redrive(event, 51) == []  # assembled: a second redrive has nothing to do
+    assert ended.redrive(event, 51) == []  # numbered inside the ladder that ran: nothing to do
     older = {**event, "version": {"ingested_offset": 3, "declared": None}}
     assert ended.redrive(older, 52) == []
-    assert settled_records(ended.ingest(ingested(case))) == settled_records(out)
+    assert ended.ingest(ingested(case)) == []  # the first pass is over
+    assert ended.asked == 3
 
 
 def test_a_state_an_earlier_release_wrote_is_left_as_it_is(case: CaseArticle) -> None:
@@ -422,36 +472,28 @@ def test_a_state_an_earlier_release_wrote_is_left_as_it_is(case: CaseArticle) ->
     assert stage.table[case.article_id] == old
 
 
-def test_a_stored_answer_the_harness_no_longer_accepts_is_decided_again(case: CaseArticle) -> None:
-    stage = Hygiene()
-    first = stage.ingest(ingested(case))
-    state = stage.table[case.article_id]
-    stage.table[case.article_id] = {**state, "settled": "assembled:primary:other",
-                                    "outcome": {**state["outcome"], "role": "runtime_primary",
-                                                "answer": "{}"}}  # fmt: skip
+def test_a_held_answer_is_proposed_again_only_with_the_set_it_chose_from(case: CaseArticle) -> None:
+    async def valid(candidates: CandidateSet, rung: Rung, source: str) -> Answer:
+        return Answer(json.dumps(case.answers.hygiene_valid), [answered()], None)
+
+    builds = [candidates_of(ingested(case), at=INGESTED_AT), newsletter_only({}, INGESTED_AT)]
+    stage = Hygiene(has_models=True, ask=valid, build=lambda record, at: builds.pop(0))
+    stage.ingest(ingested(case))
+    # The page now builds another set (a new release of the builder): its IDs may mean other
+    # blocks, so the answer is not proposed with it; the model is asked again.
     again = stage.ingest(ingested(case))
-    assert settled_records(again) == settled_records(first)
-    assert stage.table[case.article_id] == state
+    # (That answer's IDs are not in the new set: the fallback model is asked too.)
+    assert stage.rungs_asked == ["runtime_primary", "runtime_primary", "runtime_fallback"]
+    assert again[0][1]["candidate_set_hash"] == model_hash(newsletter_only({}, INGESTED_AT))
 
 
-async def no_answer(candidates: CandidateSet, html: bytes, source: str) -> HygieneOutcome:
-    """Both models down, and a page whose deterministic path holds too little: terminal."""
-    attempts = [
-        AttemptRecord(
-            call=HYGIENE_CALL, role="runtime_primary", outcome="timeout", reason="timeout"
-        ),
-        AttemptRecord(
-            call=HYGIENE_CALL, role="runtime_fallback", outcome="timeout", reason="timeout"
-        ),
-        AttemptRecord(
-            call=HYGIENE_CALL, role="deterministic", outcome="invalid", reason="content_too_short"
-        ),
-    ]
-    return HygieneOutcome(None, "content_too_short", attempts)
+def answered() -> AttemptRecord:
+    return AttemptRecord(call=HYGIENE_CALL, role="runtime_primary", outcome="ok", model=PRIMARY)
 
 
-async def deterministic_run(candidates: CandidateSet, html: bytes, source: str) -> HygieneOutcome:
-    return await run_hygiene(candidates, html, source=source, llm=None)
+def timed_out(rung: Rung) -> AttemptRecord:
+    role: Any = rung
+    return AttemptRecord(call=HYGIENE_CALL, role=role, outcome="timeout", reason="timeout")
 
 
 def redrive_event_for(
@@ -473,16 +515,6 @@ def redrive_event_for(
 
 
 ASSEMBLED_AT = (1, 230)  # where the case's assembled record sits on article.assembled
-
-
-class WriteCounting(dict[str, Any]):
-    """A dict that counts assignments: each is one changelog record in the worker."""
-
-    writes = 0
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.writes += 1
-        super().__setitem__(key, value)
 
 
 class Join:
@@ -964,30 +996,37 @@ def test_the_status_keeps_only_the_latest_events_and_never_mutates_its_input() -
     assert after["last_reason"] == "r"
 
 
-def test_the_lineage_lists_each_attempt_once_and_names_each_version(case: CaseArticle) -> None:
-    invalid = attempt("runtime_primary", "invalid", "unknown_block_id", model=PRIMARY)
-    answered = attempt("runtime_fallback", "ok", model=FALLBACK)
-    assembled = case.answers.article.model_copy(
-        update={"path": "fallback", "attempts": [invalid, answered]}
-    )
-    outcome = HygieneOutcome(assembled, None, [invalid, answered], "runtime_fallback", "{}")
-    fell_back, article = wired(
-        ladder_emits(case.article_id, outcome, has_models=True, version=VERSION)
-    )
+def test_the_lineage_lists_each_attempt_once_and_names_each_version(
+    case: CaseArticle,
+) -> None:
+    async def fallback_holds(candidates: CandidateSet, rung: Rung, source: str) -> Answer:
+        good = rung == "runtime_fallback"
+        answer = case.answers.hygiene_valid if good else case.answers.hygiene_invented_block
+        role: Any = rung
+        call = AttemptRecord(call=HYGIENE_CALL, role=role, outcome="ok",
+                             model=FALLBACK if good else PRIMARY)  # fmt: skip
+        return Answer(json.dumps(answer), [call], None)
+
+    stage = Hygiene(has_models=True, ask=fallback_holds)
+    produced = stage.ingest(ingested(case))
     status = None
-    for topic, record, offset in (
-        (ARTICLE_INGESTED.name, ingested(case), 17),
-        (ARTICLE_COMPENSATION.name, fell_back, 8),
-        (ARTICLE_ASSEMBLED.name, article, 3),
-    ):
-        entry, _ = observe(topic, record, offset)
-        status = updated(status, topic, entry, "t")
+    for topic, record, offset in [(ARTICLE_INGESTED, ingested(case), 17), *[
+        (t, r, n) for n, (t, r) in enumerate(produced)
+    ]]:  # fmt: skip
+        entry, _ = observe(topic.name, record, offset)
+        status = updated(status, topic.name, entry, "t")
     assert status is not None
-    ingested_entry, fell, done = status["events"]
-    assert ingested_entry["version"] == fell["version"] == done["version"] == "@17"
-    # The assembled article repeats the primary's attempt: the lineage lists it once.
-    assert [a["model"] for a in fell["attempts"]] == [PRIMARY]
-    assert [a["model"] for a in done["attempts"]] == [FALLBACK]
+    stages = [e["stage"] for e in status["events"]]
+    assert stages == ["ingested", "proposed", "compensation_fallback", "proposed", "assembled"]
+    _, primary, fell, fallback, done = status["events"]
+    assert {e["version"] for e in status["events"]} == {"@17"}
+    assert (primary["rung"], primary["model"], fallback["model"]) == (
+        "runtime_primary", PRIMARY, FALLBACK)  # fmt: skip
+    # Attempts are listed once judged: the primary's with the fallback decision, the
+    # fallback's with the article (which repeats the primary's).
+    assert "attempts" not in primary and "attempts" not in fallback
+    assert [(a["model"], a["outcome"]) for a in fell["attempts"]] == [(PRIMARY, "invalid")]
+    assert [(a["model"], a["outcome"]) for a in done["attempts"]] == [(FALLBACK, "ok")]
     assert "detail" not in fell  # no value: left out
     assert fell["next_attempt"] == "runtime_fallback"
     assert status["path"] == "fallback"
