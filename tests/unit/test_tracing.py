@@ -12,7 +12,10 @@ import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import hypothesis
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from langfuse import LangfuseOtelSpanAttributes as A
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -22,6 +25,7 @@ from pydantic import BaseModel
 import article_runtime.tracing as tracing
 from article_runtime.llm.records import AttemptRecord, GenerationRecord, ValidationSummary
 from article_runtime.tracing import REDACTED, LangfuseTracer, NullTracer, Redactor, Tracer
+from article_runtime.tracing.generation import generation_fields
 from article_runtime.tracing.masking import env_secrets, is_sensitive_key
 
 PLANTED = "sk-planted-0123456789"
@@ -340,6 +344,64 @@ def test_secret_values_are_replaced_everywhere() -> None:
     assert out["model"] == {"text": "[REDACTED]"}
     assert isinstance(out["other"], str)
     assert redactor(data={"k": "sk-abcdefgh"}) == {"k": "[REDACTED]"}
+
+
+def nested(leaf: Any, shapes: list[str]) -> Any:
+    """``leaf`` wrapped in one container per shape, outermost first."""
+    for shape in reversed(shapes):
+        if shape == "dict":
+            leaf = {"level": leaf, "sibling": 1}
+        elif shape == "list":
+            leaf = [0, leaf]
+        elif shape == "tuple":
+            leaf = ("x", leaf)
+        else:
+            leaf = Wrapper(inner=leaf)
+    return leaf
+
+
+class Wrapper(BaseModel):
+    inner: Any
+
+
+def deep_leaf() -> dict[str, Any]:
+    """A secret value and a credential key's value that no secret list names."""
+    return {"note": f"saw {PLANTED}", "Authorization": "authz-deep-value", "n": 1}
+
+
+@given(st.lists(st.sampled_from(["dict", "list", "tuple", "model"]), max_size=90))
+def test_no_secret_survives_at_any_depth(shapes: list[str]) -> None:
+    """Masking stops descending at a depth limit: what lies deeper goes as a whole, masked,
+    never raw. Depths on both sides of the limit, through every kind of container."""
+    hypothesis.target(float(len(shapes)))
+    hypothesis.event("deeper than 40" if len(shapes) > 40 else "40 or shallower")
+    out = json.dumps(Redactor([PLANTED]).scrub(nested(deep_leaf(), shapes)))
+    assert PLANTED not in out
+    assert "authz-deep-value" not in out
+    if len(shapes) <= 8:  # shallow data is masked, not thrown away
+        assert f"saw {REDACTED}" in out
+
+
+def test_a_secret_nested_past_the_depth_limit_is_masked_in_answer_and_metadata() -> None:
+    """Where a generation's answer and metadata are masked (the Langfuse SDK cuts deep values
+    at its own depth later, which this must not rely on)."""
+    shapes = ["dict", "list"] * 40  # 80 levels: well past any depth masking descends to
+    record = generation(
+        answer={"keep": ["b1"], "deep": nested(deep_leaf(), shapes)},
+        validation=ValidationSummary(
+            schema_valid=True, repairs_applied=[{"op": "x", "deep": nested(deep_leaf(), shapes)}]
+        ),
+    )
+
+    fields = generation_fields(record, Redactor([PLANTED]))
+
+    for masked in (fields.output, fields.metadata):
+        text = json.dumps(masked)
+        assert PLANTED not in text
+        assert "authz-deep-value" not in text
+        assert REDACTED in text
+    assert fields.output["keep"] == ["b1"]  # above the limit the answer is kept as it was
+    assert fields.metadata["repairs_applied"][0]["op"] == "x"
 
 
 def test_env_secrets_by_name_suffix_and_length() -> None:
