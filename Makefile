@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PROMPTFOO := evals/node_modules/.bin/promptfoo
 
-.PHONY: lock demo test lint bench bench-stream soak clean evals evals-live evals-install
+.PHONY: lock demo test lint bench bench-stream soak clean evals evals-live evals-install mutants
 
 # Dependencies come from the lock (exact versions and hashes), then the project itself without
 # resolving anything, so a new release upstream cannot change what CI or the image runs.
@@ -54,6 +54,11 @@ bench-stream: $(STAMP)
 ## leaving, a SIGKILL during a rebalance): prints runs passed, articles lost, runs stuck.
 soak: $(STAMP)
 	$(BIN)/python -m bench.soak
+
+## Mutation testing (cosmic-ray) of the modules that carry guarantees (mutation/modules.toml),
+## one at a time against their fast tests: prints each module's score. MODULE=name for one.
+mutants: $(STAMP)
+	nice -n 10 $(BIN)/python -m mutation.run $(if $(MODULE),--module $(MODULE))
 
 ## Promptfoo, pinned in evals/package-lock.json, into evals/node_modules (gitignored).
 $(PROMPTFOO): evals/package.json evals/package-lock.json
