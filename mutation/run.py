@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import json
 import shutil
 import subprocess
 import sys
@@ -29,8 +30,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import coverage
 from cosmic_ray.work_db import WorkDB, use_db
 from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
+
+from mutation.select import IMPORT_TIME
 
 ROOT = Path(__file__).resolve().parents[1]
 HERE = Path(__file__).resolve().parent
@@ -165,15 +169,46 @@ def copy_tree(target: Path) -> None:
             shutil.copy2(source, target / name.decode())
 
 
-def test_command(module: Module) -> list[str]:
+def record_lines(module: Module, tree: Path) -> float:
+    """Run the module's tests once under coverage, each test in its own context; write which
+    tests run each line (``mutation.select`` reads it) and keep the unmutated source. Returns
+    how long the tests took. Raises SystemExit when they fail unmutated."""
+    data_file = WORK / f"{module.name}.coverage"
+    data_file.unlink(missing_ok=True)
+    started = time.monotonic()
+    measure = [sys.executable, "-m", "coverage", "run", f"--data-file={data_file}"]
+    pytest = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "mutation.contexts"]
+    done = subprocess.run(
+        [*measure, f"--include={module.path}", *pytest, *module.tests],
+        cwd=tree,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    took = time.monotonic() - started
+    if done.returncode != 0:
+        raise SystemExit(f"{module.name}: its tests fail unmutated:\n{done.stdout[-3000:]}")
+    data = coverage.CoverageData(basename=str(data_file))
+    data.read()
+    by_line: dict[int, list[str]] = {}
+    for measured in data.measured_files():
+        if Path(measured).resolve() == (tree / module.path).resolve():
+            for line, contexts in data.contexts_by_lineno(measured).items():
+                by_line[line] = sorted(c or IMPORT_TIME for c in contexts)
+    (WORK / f"{module.name}.lines.json").write_text(json.dumps(by_line), encoding="utf-8")
+    shutil.copy2(tree / module.path, WORK / f"{module.name}.orig")
+    return took
+
+
+def select_command(module: Module) -> list[str]:
+    """What cosmic-ray runs per mutant: the tests that run the mutated lines."""
     return [
         sys.executable,
         "-m",
-        "pytest",
-        "-x",
-        "-q",
-        "-p",
-        "no:cacheprovider",
+        "mutation.select",
+        str(WORK),
+        module.name,
+        module.path,
         *module.tests,
     ]
 
@@ -189,11 +224,8 @@ def mutated_line(diff: str | None) -> str:
 def run_module(module: Module, tree: Path, equivalents: list[Equivalent]) -> Score:
     score = Score(module)
     started = time.monotonic()
-    command = test_command(module)
-    baseline = subprocess.run(command, cwd=tree, capture_output=True, text=True)
-    if baseline.returncode != 0:
-        raise SystemExit(f"{module.name}: its tests fail unmutated:\n{baseline.stdout[-3000:]}")
-    baseline_s = time.monotonic() - started
+    baseline_s = record_lines(module, tree)
+    command = select_command(module)
     session = WORK / f"{module.name}.sqlite"
     session.unlink(missing_ok=True)
     config = WORK / f"{module.name}.toml"
