@@ -4,6 +4,10 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PROMPTFOO := evals/node_modules/.bin/promptfoo
+# helm for the chart tests: not a Debian package here, so built once from the Go module proxy
+# with the machine's Go into the same cache as the Kafka jars.
+HELM_VERSION := v3.22.0
+HELM := $(HOME)/.cache/article-runtime/helm-$(HELM_VERSION)/helm
 
 .PHONY: lock demo test lint bench bench-stream soak clean evals evals-live evals-install mutants
 
@@ -27,9 +31,13 @@ lock: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/python -m streams.demo
 
-## Lint, type-check and run the whole test suite (the evals tests need promptfoo installed).
-test: $(STAMP) lint $(PROMPTFOO)
-	$(BIN)/pytest -q
+## Lint, type-check and run the whole test suite (the evals tests need promptfoo installed,
+## the chart tests helm).
+test: $(STAMP) lint $(PROMPTFOO) $(HELM)
+	ARTICLE_RUNTIME_HELM=$(HELM) $(BIN)/pytest -q
+
+$(HELM):
+	GOTOOLCHAIN=local GOFLAGS=-trimpath GOBIN=$(dir $(HELM)) go install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

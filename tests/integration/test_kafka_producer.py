@@ -30,6 +30,8 @@ from streams.local_kafka import local_kafka
 from streams.tables import table
 from streams.topics import PARTITIONS, Topic
 
+pytestmark = pytest.mark.kafka  # starts a broker
+
 ACK_WITHIN_S = 20.0  # the broker acknowledges in milliseconds; stranded, it would take 20 min
 STOP_WITHIN_S = 10.0
 

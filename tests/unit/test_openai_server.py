@@ -39,12 +39,6 @@ MESSAGES: list[ChatCompletionMessageParam] = [
 
 
 @pytest.fixture
-def server() -> Iterator[ScriptedOpenAIServer]:
-    with running_server() as scripted:
-        yield scripted
-
-
-@pytest.fixture
 def client(server: ScriptedOpenAIServer) -> Iterator[openai.OpenAI]:
     with openai.OpenAI(
         base_url=server.base_url, api_key=API_KEY, max_retries=0, timeout=0.5

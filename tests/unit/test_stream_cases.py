@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -21,7 +20,7 @@ from article_runtime.harness.pipeline import run_hygiene_harness
 from article_runtime.hygiene import hygiene_article
 from article_runtime.model import AssembledArticle, FeedMetadata
 from tests.llm_support import FALLBACK, PRIMARY, Recorder, config, run
-from tests.support.openai_server import Reply, ScriptedOpenAIServer, running_server
+from tests.support.openai_server import Reply, ScriptedOpenAIServer
 from tests.support.stream_cases import (
     NOT_JSON,
     SCENARIOS,
@@ -41,12 +40,6 @@ N = 24  # every scenario x language x topic pairing the cycle produces within th
 @pytest.fixture(scope="module")
 def cases() -> list[CaseArticle]:
     return make_articles(N)
-
-
-@pytest.fixture
-def server() -> Iterator[ScriptedOpenAIServer]:
-    with running_server() as scripted:
-        yield scripted
 
 
 def article_nodes(case: CaseArticle) -> tuple[LexborHTMLParser, list[str]]:

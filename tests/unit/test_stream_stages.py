@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
-from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any, cast
 
 import pytest
@@ -46,7 +46,7 @@ from streams.views import summed
 from streams.wiring import Emit
 from tests import factories
 from tests.llm_support import FALLBACK, PRIMARY, Recorder, config, run
-from tests.support.openai_server import Reply, ScriptedOpenAIServer, Status, running_server
+from tests.support.openai_server import Reply, ScriptedOpenAIServer, Status
 from tests.support.stream_cases import CaseArticle, expected, make_articles
 from tests.unit.stream_helpers import AT, CODEC, enriched_for, on_wire, only, sha256, wire, wired
 
@@ -175,12 +175,6 @@ def settled_records(out: Sequence[tuple[Topic, dict[str, Any]]]) -> list[dict[st
     """The records without the times a redelivery gets anew."""
     times = ("assembled_at", "occurred_at")
     return [{k: v for k, v in record.items() if k not in times} for _, record in out]
-
-
-@pytest.fixture
-def server() -> Iterator[ScriptedOpenAIServer]:
-    with running_server() as scripted:
-        yield scripted
 
 
 # -- candidates --------------------------------------------------------------------------------
