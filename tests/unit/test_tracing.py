@@ -5,9 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import socket
-import statistics
 import threading
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -420,7 +418,37 @@ def test_env_secrets_by_name_suffix_and_length() -> None:
 # --- never slow, never failing ---------------------------------------------------------------
 
 
-def test_unreachable_host_record_is_fast_and_flush_is_bounded() -> None:
+@pytest.fixture
+def sockets_used(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The IDs of the threads that open or write a socket while the test runs."""
+    used: list[int] = []
+    for name in ("connect", "connect_ex", "send", "sendall"):
+        original = getattr(socket.socket, name)
+
+        def noting(self: socket.socket, *args: Any, _original: Any = original) -> Any:
+            used.append(threading.get_ident())
+            return _original(self, *args)
+
+        monkeypatch.setattr(socket.socket, name, noting)
+    return used
+
+
+def flush_returns(tracer: LangfuseTracer) -> bool:
+    """Whether ``flush`` returns at all (on a thread given far longer than one export's
+    deadline): a liveness check, not a speed claim."""
+    done = threading.Event()
+
+    def flush() -> None:
+        tracer.flush()
+        done.set()
+
+    threading.Thread(target=flush, daemon=True).start()
+    return done.wait(60)
+
+
+def test_recording_makes_no_network_call_and_flush_returns_with_the_host_unreachable(
+    sockets_used: list[int],
+) -> None:
     tracer = LangfuseTracer(
         public_key=f"pk-test-{uuid.uuid4().hex}",
         secret_key=LANGFUSE_SECRET,
@@ -430,23 +458,21 @@ def test_unreachable_host_record_is_fast_and_flush_is_bounded() -> None:
     )
     try:
         record = generation(context=[{"role": "user", "content": "x" * 20_000}])
-        timings = []
         for _ in range(50):
-            started = time.perf_counter()
             tracer.record(record)
-            timings.append(time.perf_counter() - started)
-        started = time.perf_counter()
-        tracer.flush()
-        flush_s = time.perf_counter() - started
+        recording = list(sockets_used)
+        assert flush_returns(tracer)
     finally:
         tracer.shutdown()
 
-    # Generous bounds (CI machines are noisy): a blocking export would cost the 1 s deadline.
-    assert statistics.median(timings) < 0.1
-    assert flush_s < 3.0
+    # The export runs on the SDK's own thread: nothing on the caller's path touches a socket.
+    assert threading.get_ident() not in recording
+    assert sockets_used, "the flush did try to export"  # else the check above proves nothing
 
 
-def test_silent_host_flush_is_bounded_by_the_export_timeout() -> None:
+def test_a_silent_host_neither_blocks_recording_nor_keeps_flush_from_returning(
+    sockets_used: list[int],
+) -> None:
     with socket.socket() as silent:  # accepts connections, never answers
         silent.bind(("127.0.0.1", 0))
         silent.listen(8)
@@ -459,17 +485,14 @@ def test_silent_host_flush_is_bounded_by_the_export_timeout() -> None:
             environ={},
         )
         try:
-            started = time.perf_counter()
             tracer.record(generation())
-            record_s = time.perf_counter() - started
-            started = time.perf_counter()
-            tracer.flush()
-            flush_s = time.perf_counter() - started
+            recording = list(sockets_used)
+            assert flush_returns(tracer)  # bounded by the export deadline, not the host
         finally:
             tracer.shutdown()
 
-    assert record_s < 0.05
-    assert flush_s < 2.5  # one export deadline (1 s), plus at most one in flight
+    assert threading.get_ident() not in recording
+    assert sockets_used
 
 
 def test_shutdown_stops_threads_and_the_same_key_records_again(make_tracer: MakeTracer) -> None:
