@@ -402,17 +402,54 @@ def test_a_secret_nested_past_the_depth_limit_is_masked_in_answer_and_metadata()
     assert fields.metadata["repairs_applied"][0]["op"] == "x"
 
 
+def test_cycles_and_nesting_past_the_recursion_limit_come_out_masked() -> None:
+    """The depth limit is what keeps masking from recursing forever on a cycle or past
+    Python's recursion limit: it must cut, and what it cuts must not leak."""
+    cycle: list[Any] = [f"saw {PLANTED}"]
+    cycle.append(cycle)
+    loop: dict[str, Any] = {"note": PLANTED}
+    loop["self"] = loop
+    very_deep = nested(deep_leaf(), ["list"] * 5000)
+    for data in (cycle, loop, very_deep):
+        text = json.dumps(Redactor([PLANTED]).scrub(data))
+        assert PLANTED not in text
+        assert "authz-deep-value" not in text
+        assert REDACTED in text
+
+
+class LangfuseMedia:
+    """An impostor: named like the SDK's media placeholder, from another module."""
+
+    def __str__(self) -> str:
+        return f"media holding {PLANTED}"
+
+
+def test_only_the_sdks_own_media_placeholder_passes_unmasked() -> None:
+    from langfuse.media import LangfuseMedia as SdkMedia
+
+    redactor = Redactor([PLANTED])
+    media = SdkMedia(content_bytes=b"\x89PNG", content_type="image/png")
+    assert redactor.scrub({"image": media})["image"] is media  # a reference, not text
+    assert redactor.scrub([LangfuseMedia()]) == [f"media holding {REDACTED}"]
+
+
 def test_env_secrets_by_name_suffix_and_length() -> None:
     env = {
         "OPENAI_API_KEY": "sk-openai-123456",
         "LANGFUSE_SECRET_KEY": "sk-lf-12345678",
         "GITHUB_TOKEN": "ghp_123456789",
         "SHORT_API_KEY": "1234567",
+        "EDGE_TOKEN": "12345678",  # exactly the minimum length: a secret
         "PROMPT_TOKENS": "12345678901",  # suffix is _TOKENS, not _TOKEN
         "HOME": "/root/secret-home",
     }
 
-    assert sorted(env_secrets(env)) == ["ghp_123456789", "sk-lf-12345678", "sk-openai-123456"]
+    assert sorted(env_secrets(env)) == [
+        "12345678",
+        "ghp_123456789",
+        "sk-lf-12345678",
+        "sk-openai-123456",
+    ]
 
 
 # --- never slow, never failing ---------------------------------------------------------------
