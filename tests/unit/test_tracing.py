@@ -425,10 +425,11 @@ class LangfuseMedia:
 
 
 def test_only_the_sdks_own_media_placeholder_passes_unmasked() -> None:
+    from langfuse.api import MediaContentType
     from langfuse.media import LangfuseMedia as SdkMedia
 
     redactor = Redactor([PLANTED])
-    media = SdkMedia(content_bytes=b"\x89PNG", content_type="image/png")
+    media = SdkMedia(content_bytes=b"\x89PNG", content_type=MediaContentType("image/png"))
     assert redactor.scrub({"image": media})["image"] is media  # a reference, not text
     assert redactor.scrub([LangfuseMedia()]) == [f"media holding {REDACTED}"]
 
