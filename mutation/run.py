@@ -163,10 +163,12 @@ def copy_tree(target: Path) -> None:
     if target.exists():
         shutil.rmtree(target)
     for name in filter(None, listed):
-        source = ROOT / name.decode()
-        if source.is_file():
-            (target / name.decode()).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target / name.decode())
+        source, copy = ROOT / name.decode(), target / name.decode()
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_symlink():  # the package's resources link to prompts/ and schemas/
+            copy.symlink_to(source.readlink())
+        elif source.is_file():
+            shutil.copy2(source, copy)
 
 
 def record_lines(module: Module, tree: Path) -> float:
