@@ -47,7 +47,7 @@ from streams.wiring import Emit
 from tests import factories
 from tests.llm_support import FALLBACK, PRIMARY, Recorder, config, run
 from tests.support.openai_server import Reply, ScriptedOpenAIServer, Status
-from tests.support.stream_cases import CaseArticle, expected, make_articles
+from tests.support.stream_cases import CaseArticle, assembled, expected, make_articles
 from tests.unit.stream_helpers import AT, CODEC, enriched_for, on_wire, only, sha256, wire, wired
 
 HYGIENE_CALL = "article_content_hygiene"
@@ -220,7 +220,7 @@ def test_without_models_the_ladder_is_the_deterministic_path_alone(case: CaseArt
     assert topics_of(out) == [ARTICLE_ASSEMBLED.name]
     article = out[0][1]
     assert article["path"] == "deterministic"
-    assert article["markdown"] == expected(case).markdown
+    assert article["markdown"] == assembled(case, "deterministic").markdown
     assert roles_and_reasons(article["attempts"]) == [("deterministic", "ok", None)]
     assert article["prompt"] is None  # no model's answer
     assert stage.table[case.article_id]["settled"].startswith("assembled:deterministic:")
@@ -231,7 +231,7 @@ def test_without_models_the_ladder_is_the_deterministic_path_alone(case: CaseArt
 def test_a_valid_primary_answer_is_assembled_and_a_redelivery_replays_it_without_a_call(
     case: CaseArticle, server: ScriptedOpenAIServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    reply = Reply(case.answers.hygiene_valid, prompt_tokens=1000, completion_tokens=250)
+    reply = Reply(case.answers.hygiene_primary, prompt_tokens=1000, completion_tokens=250)
     server.script(PRIMARY, reply)
     stage = Hygiene(Recorder().runtime(config(monkeypatch, server.base_url)))
 
@@ -304,7 +304,7 @@ def test_the_ladder_steps_down_to_the_deterministic_path_with_each_attempt_once(
     assert invalid["origin"] == {"topic": "article.ingested", "partition": 1, "offset": 17}
     assert invalid["retry"] is None  # a record of a decision carried out, not a request
     assert article["path"] == "deterministic"
-    assert article["markdown"] == expected(case).markdown
+    assert article["markdown"] == assembled(case, "deterministic").markdown
     assert article["hashes"]["source_html"] == sha256(case.html)
     assert roles_and_reasons(article["attempts"]) == [
         ("runtime_primary", "invalid", "unknown_block_id"),
@@ -373,7 +373,7 @@ def test_a_slow_older_version_changes_nothing_once_a_newer_one_settled(case: Cas
 
     asyncio.run(race())
     assert [(r["version"]["ingested_offset"], r["markdown"]) for _, r in stage.out] == [
-        (18, expected(other).markdown)
+        (18, assembled(other, "deterministic").markdown)
     ]
     assert stage.table[case.article_id]["version"]["ingested_offset"] == 18
 
@@ -395,7 +395,7 @@ def test_a_redrive_runs_the_ladder_again_for_its_version_once(case: CaseArticle)
     event = on_wire(ARTICLE_COMPENSATION.schema, redrive_event_for(case, last, retry))
     out = ended.redrive(event, 50)
     assert topics_of(out) == [ARTICLE_ASSEMBLED.name]
-    assert out[0][1]["markdown"] == expected(case).markdown
+    assert out[0][1]["markdown"] == assembled(case, "deterministic").markdown
     assert out[0][1]["hashes"]["source_html"] == sha256(case.html)  # from the retry context
     state = ended.table[case.article_id]
     assert (state["redrive"], state["attempt"]) == (50, 4)

@@ -14,7 +14,7 @@ import copy
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -42,7 +42,8 @@ from streams.topics import (
     ECP_VERDICT,
 )
 from streams.wiring import Emit
-from tests.support.stream_cases import CaseArticle, make_articles
+from tests.support.stream_cases import CaseArticle, HygienePath, make_articles
+from tests.support.stream_cases import assembled as assembled_on
 from tests.unit.stream_helpers import AT, enriched_for, on_wire, only, wire
 
 ARTICLE_ID = "versioned-0001"
@@ -81,7 +82,8 @@ def outcome_of(page: CaseArticle, scenario: str) -> HygieneOutcome:
     """What the model ladder ends with for ``page`` in ``scenario`` (no model is asked: the
     answers are the page's own, judged by the real harness)."""
     candidates, html = page.answers.candidates, page.html
-    answer = json.dumps(page.answers.hygiene_valid)
+    answers = {"primary": page.answers.hygiene_primary, "fallback": page.answers.hygiene_fallback}
+    answer = json.dumps(answers.get(scenario))
     ref = load_prompt(HYGIENE).ref
     if scenario == "primary":
         attempts, role = [tried("runtime_primary", "ok", None)], "runtime_primary"
@@ -104,8 +106,9 @@ def primary_outcome(page: CaseArticle) -> HygieneOutcome:
     return outcome_of(page, "primary")
 
 
-def markdown_of(page: CaseArticle) -> str:
-    return page.answers.article.markdown
+def markdown_of(page: CaseArticle, scenario: str = "primary") -> str:
+    """The Markdown ``outcome_of(page, scenario)`` assembles."""
+    return assembled_on(page, cast(HygienePath, scenario)).markdown
 
 
 class Hygiene:
@@ -252,7 +255,9 @@ class Join:
 
     async def _enrich(self, article: AssembledArticle, entity: Entity) -> dict[str, Any]:
         self.enriched.append(article.hashes.markdown)
-        page = next(p for p in PAGES if p.answers.article.markdown == article.markdown)
+        page = next(
+            p for p in PAGES for s in SCENARIOS[:3] if markdown_of(p, s) == article.markdown
+        )
         return stored_result(enriched_for(article, entity, page.answers.enrichment_valid))
 
     async def _confirm(self, key: str) -> None:
@@ -552,7 +557,7 @@ def test_in_any_interleaving_the_newest_version_settles_and_nothing_older_follow
         last_assembled = [r for s, r in outcomes if s == "hygiene"][-1]
         last_enriched = [r for s, r in outcomes if s == "enrichment"][-1]
         assert last_assembled["version"] == last_enriched["version"] == newest
-        assert last_assembled["markdown"] == markdown_of(page)
+        assert last_assembled["markdown"] == markdown_of(page, scenario)
         assert last_enriched["article_hash"] == last_assembled["hashes"]["markdown"]
     # A version's article is the same however often its input was delivered.
     for version in {json.dumps(r["version"]) for _, r in outcomes if "markdown" in r}:
