@@ -346,6 +346,9 @@ def test_only_what_could_be_misread_is_quoted_and_text_stays_as_written() -> Non
             _paragraph("São\nPaulo", "b3"),  # a line break: quoted
             _paragraph('"Citação" de São Paulo', "b4"),  # opens with a quote mark: quoted
             Block(id="b5", type="heading", text="Sem nível", container_id="c1", extractors=[]),
+            _paragraph("hoje: obras na ponte", "b6"),  # an h-word that is no heading code
+            _paragraph("A1: estrada fechada", "b7"),  # digits after a letter that is not h
+            Block(id="b8", type="heading", level=3, text="Três", container_id="c1", extractors=[]),
         ],
         [
             ImageCandidate(id="i1", src="https://example.org/a.jpg", alt="Porto", caption="Foto"),
@@ -359,6 +362,9 @@ def test_only_what_could_be_misread_is_quoted_and_text_stays_as_written() -> Non
     assert 'b3 "São\\nPaulo"' in lines
     assert 'b4 "\\"Citação\\" de São Paulo"' in lines
     assert "b5 h2: Sem nível" in lines  # a heading without a level is a second-level one
+    assert "b6 hoje: obras na ponte" in lines
+    assert "b7 A1: estrada fechada" in lines
+    assert "b8 h3: Três" in lines
     assert "i1 Porto | Foto" in lines  # alt and caption, neither quoted
     assert "i2 Ponte |" in lines  # the last part may end with the separator's bar
     assert 'i3 "Rio |" | Mar' in lines  # a part before another may not
