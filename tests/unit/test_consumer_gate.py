@@ -10,17 +10,30 @@ stopped the flow without closing the gate, commits past work nobody did.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from types import SimpleNamespace
 from typing import Any, cast
 
 import pytest
-from aiokafka.structs import ConsumerRecord
+from aiokafka.errors import IllegalStateError, KafkaError
+from aiokafka.structs import ConsumerRecord, OffsetAndMetadata
 from faust.transport.drivers import aiokafka as faust_aiokafka
 from faust.types import TP, Message
+from faust.types.tuples import ConsumerMessage
 
+import streams.consumer as streams_consumer
 from streams.app import create_app
+from streams.commits import DELIVERED, RECEIVED, CommitGate
 from streams.connection import KafkaConnection
-from streams.consumer import Consumer, epoch_of
+from streams.consumer import (
+    DROP_ONCE_ENV,
+    RECOVERY_STALL_S,
+    Consumer,
+    DeliverySensor,
+    InFlightWork,
+    epoch_of,
+    stamp,
+)
 from streams.settings import WorkerSettings
 
 INPUT = TP("article.ingested", 0)
@@ -168,3 +181,259 @@ def test_only_topics_the_agents_ack_are_registered(
     fetch(consumer, monkeypatch, TP("hygiene-ledger-changelog", 0), range(0, 5))
     assert consumer.gate.committable() == {}
     assert sum(consumer.gate.held().values()) == 0
+
+
+def run_task(consumer: Consumer, task: Any, monkeypatch: pytest.MonkeyPatch, n: int) -> None:
+    """Run one of the consumer's background tasks for ``n`` ticks of its timer."""
+
+    async def timer(*args: Any, **kwargs: Any) -> AsyncIterator[float]:
+        for _ in range(n):
+            yield 0.0
+
+    monkeypatch.setattr(consumer, "itertimer", timer)
+    asyncio.run(task(consumer))
+
+
+def test_a_message_dropped_before_an_agent_is_read_again_after_two_checks(
+    consumer: Consumer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Offset 5 was read but never reached an agent while 6 did: Faust's fetcher dropped it.
+    Seen at two checks in a row, its partition is read again from it; a message seen at one
+    check only may still be on its way."""
+    assign(consumer)
+    dropped, later = fetch(consumer, monkeypatch, INPUT, range(5, 7))
+    DeliverySensor(consumer.gate).on_stream_event_in(
+        INPUT, later.offset, cast(Any, None), cast(Any, SimpleNamespace(message=later))
+    )
+    seeks: list[dict[TP, int]] = []
+
+    async def seek_wait(offsets: dict[TP, int]) -> None:
+        seeks.append(offsets)
+
+    monkeypatch.setattr(consumer._thread, "seek_wait", seek_wait)
+    run_task(consumer, Consumer._read_dropped_again, monkeypatch, 1)
+    assert seeks == []  # one sighting: maybe still on its way
+    run_task(consumer, Consumer._read_dropped_again, monkeypatch, 2)
+    assert seeks == [{INPUT: dropped.offset}]
+    consumer.stop_flow()
+    run_task(consumer, Consumer._read_dropped_again, monkeypatch, 3)
+    assert seeks == [{INPUT: dropped.offset}]  # not while the flow is stopped
+
+
+def test_a_failed_read_again_is_logged_and_the_checks_go_on(
+    consumer: Consumer, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    assign(consumer)
+    _, later = fetch(consumer, monkeypatch, INPUT, range(5, 7))
+    consumer.gate.reached(epoch_of(later), INPUT, later.offset, RECEIVED)
+
+    async def seek_wait(offsets: dict[TP, int]) -> None:
+        raise RuntimeError("the consumer thread is gone")
+
+    monkeypatch.setattr(consumer._thread, "seek_wait", seek_wait)
+    run_task(consumer, Consumer._read_dropped_again, monkeypatch, 3)  # does not raise
+    assert "reading" in caplog.text and "again from 5 failed" in caplog.text
+
+
+def test_a_commit_held_back_by_the_same_offset_at_two_checks_is_reported(
+    consumer: Consumer, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    assign(consumer)
+    fetch(consumer, monkeypatch, INPUT, range(3, 5))
+    run_task(consumer, Consumer._report_held_back, monkeypatch, 1)
+    assert "held back" not in caplog.text  # once is slow work, not yet worth a line
+    run_task(consumer, Consumer._report_held_back, monkeypatch, 2)
+    (line,) = [r.getMessage() for r in caplog.records if "held back" in r.getMessage()]
+    assert "by offset 3" in line and "2 owed" in line and "as far as: read" in line
+    caplog.clear()
+    consumer.stop_flow()
+    run_task(consumer, Consumer._report_held_back, monkeypatch, 3)
+    assert "held back" not in caplog.text  # a stopped flow holds everything: no news
+
+
+def test_delivery_notes_what_reached_the_queues_and_the_drop_switch_drops_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(DROP_ONCE_ENV, f"{INPUT.topic}:{INPUT.partition}:8")
+    w = create_app(WorkerSettings(KafkaConnection("127.0.0.1:9")), None)
+    consumer = cast(Consumer, w.app.consumer)
+    monkeypatch.setattr(w.app.topics, "acks_enabled_for", lambda topic: topic == INPUT.topic)
+    try:
+        assign(consumer)
+        eight, nine = fetch(consumer, monkeypatch, INPUT, range(8, 10))
+        handed: list[int] = []
+
+        async def deliver(message: Message) -> None:
+            handed.append(message.offset)
+
+        delivering = consumer._delivering(deliver)
+        for message in (eight, nine, eight):
+            asyncio.run(delivering(message))
+    finally:
+        consumer._thread.thread_loop.close()
+    assert handed == [9, 8]  # 8 dropped the first time only
+    assert consumer.gate.holding() == {INPUT: (8, 2, DELIVERED)}
+
+
+def test_commits_count_only_when_the_broker_took_them(
+    consumer: Consumer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assign(consumer)
+    (done,) = fetch(consumer, monkeypatch, INPUT, range(0, 1))
+    consumer.ack(done)
+    answers = [False, True]
+
+    async def commit_offsets(*_: Any, **__: Any) -> bool:
+        return answers.pop(0)
+
+    monkeypatch.setattr(faust_aiokafka.Consumer, "_commit_offsets", commit_offsets)
+    assert list(consumer._filter_tps_with_pending_acks()) == [INPUT]
+    assert list(consumer._filter_tps_with_pending_acks({INPUT.topic})) == [INPUT]
+    assert list(consumer._filter_tps_with_pending_acks({INPUT})) == [INPUT]
+    assert list(consumer._filter_tps_with_pending_acks({"other"})) == []
+    assert asyncio.run(consumer._commit_offsets({INPUT: 1})) is False
+    assert consumer._filter_committable_offsets([INPUT]) == {INPUT: 1}  # still to commit
+    assert asyncio.run(consumer._commit_offsets({INPUT: 1})) is True
+    assert consumer._filter_committable_offsets([INPUT]) == {}
+    assert list(consumer._filter_tps_with_pending_acks()) == []
+
+
+class FakeClient:
+    """The aiokafka consumer as the consumer thread uses it for seeks and commits."""
+
+    def __init__(self, assigned: set[TP], committed: dict[TP, int | None]) -> None:
+        self.assigned, self._committed = assigned, committed
+        self.seeks: dict[TP, int] = {}
+        self.commits: list[dict[TP, OffsetAndMetadata]] = []
+        self.refuse: Exception | None = None
+
+    def assignment(self) -> set[TP]:
+        return self.assigned
+
+    async def committed(self, tp: TP) -> int | None:
+        if self.refuse is not None:
+            raise self.refuse
+        return self._committed[tp]
+
+    async def beginning_offsets(self, tps: list[TP]) -> dict[TP, int]:
+        return {tp: 100 + tp.partition for tp in tps}
+
+    def seek(self, tp: TP, offset: int) -> None:
+        self.seeks[tp] = offset
+
+    async def commit(self, offsets: dict[TP, OffsetAndMetadata]) -> None:
+        if self.refuse is not None:
+            raise self.refuse
+        self.commits.append(offsets)
+
+
+def test_every_input_partition_is_sought_to_its_commit_or_the_log_start(
+    consumer: Consumer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """aiokafka leaves the position alone for a committed offset of 0 or none; after a seek
+    back that left records fetched and dropped behind the position."""
+    one, two, three = (TP(INPUT.topic, n) for n in (1, 2, 3))
+    changelog = TP("hygiene-ledger-changelog", 0)
+    client = FakeClient({INPUT, one, two, three, changelog}, {INPUT: 0, one: 7, two: None})
+    client._committed[three] = -1  # what the broker says for no commit
+    monkeypatch.setattr(consumer._thread, "_ensure_consumer", lambda: client)
+
+    found = asyncio.run(consumer._thread._seek_to_committed())
+
+    assert found == {INPUT: 0, one: 7, two: None, three: None}
+    assert client.seeks == {INPUT: 0, one: 7, two: 102, three: 103}  # the changelog: recovery's
+
+    client.refuse = IllegalStateError()  # revoked meanwhile: the next owner starts anew
+    client.seeks.clear()
+    asyncio.run(consumer._thread._seek_to_committed())
+    assert client.seeks == {}
+
+
+def test_only_assigned_partitions_are_committed_and_a_refused_commit_is_retried_later(
+    consumer: Consumer, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    other = TP(INPUT.topic, 1)
+    client = FakeClient({INPUT}, {})
+    monkeypatch.setattr(consumer._thread, "_ensure_consumer", lambda: client)
+    monkeypatch.setattr(consumer._thread, "assignment", lambda: {INPUT})
+
+    assert asyncio.run(consumer._thread._commit({INPUT: 4, other: 9})) is True
+    assert client.commits == [{INPUT: OffsetAndMetadata(4, "")}]
+    assert asyncio.run(consumer._thread._commit({other: 9})) is False  # nothing of ours
+    client.refuse = KafkaError("coordinator moved")
+    assert asyncio.run(consumer._thread._commit({INPUT: 5})) is False
+    assert "commit of 1 partitions failed, retried later" in caplog.text
+    assert len(client.commits) == 1
+
+
+def test_table_recovery_that_hears_nothing_for_too_long_exits_the_worker(
+    consumer: Consumer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    exits: list[str] = []
+    monkeypatch.setattr(streams_consumer, "exit_without_commit", exits.append)
+    recovery = cast(Any, consumer.app.tables).recovery
+    now = [1000.0]
+    monkeypatch.setattr(streams_consumer, "monotonic", lambda: now[0])
+    monkeypatch.setattr(recovery, "_active_events_received_at", {INPUT: 990.0})
+    monkeypatch.setattr(recovery, "_recovery_started_at", 900.0)
+    monkeypatch.setattr(type(recovery), "in_recovery", True)
+    monkeypatch.setattr(recovery, "need_recovery", lambda: True)
+
+    run_task(consumer, Consumer._watch_recovery, monkeypatch, 1)
+    assert exits == []  # the last event came 10 s ago
+    now[0] = 990.0 + RECOVERY_STALL_S + 1
+    run_task(consumer, Consumer._watch_recovery, monkeypatch, 1)
+    assert len(exits) == 1 and f"{RECOVERY_STALL_S:.0f} s" in exits[0]
+    monkeypatch.setattr(recovery, "_active_events_received_at", {})  # none yet: since start
+    now[0] = 900.0 + RECOVERY_STALL_S - 1
+    run_task(consumer, Consumer._watch_recovery, monkeypatch, 1)
+    assert len(exits) == 1
+
+
+def test_what_is_done_for_a_message_counts_only_in_its_epoch_while_the_flow_runs() -> None:
+    """``InFlightWork.counts`` is the ledger's question before it records an outcome: the same
+    rule as the gate's for acks."""
+    gate = CommitGate()
+    work = InFlightWork(gate)
+    gate.begin()
+    message = ConsumerMessage("t", 0, 0, 0.0, 0, None, b"k", b"v", None, tp=INPUT)
+    stamp(message, gate.epoch)
+    assert not work.counts(message) and not work.flowing  # assigned, flow not resumed yet
+    gate.resume()
+    assert work.counts(message) and work.flowing
+    gate.close()
+    assert not work.counts(message) and not work.flowing
+    gate.resume()
+    gate.begin()
+    gate.resume()
+    assert work.flowing and not work.counts(message)  # an older epoch's message
+
+
+def test_work_that_ignores_its_cancellation_is_reported_not_awaited(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    gate = CommitGate()
+    gate.begin()
+    gate.resume()
+    work = InFlightWork(gate)
+    message = ConsumerMessage("t", 0, 0, 0.0, 0, None, b"k", b"v", None, tp=INPUT)
+    stamp(message, gate.epoch)
+
+    stop = asyncio.Event()
+
+    async def stubborn() -> None:
+        try:
+            await asyncio.sleep(10)
+        except asyncio.CancelledError:
+            await stop.wait()  # ignores the cancellation until the test lets it go
+
+    async def main() -> None:
+        running = asyncio.create_task(work.run(message, stubborn()))
+        await asyncio.sleep(0.01)
+        assert len(work) == 1
+        assert await work.abandon(timeout_s=0.05) == 1
+        stop.set()
+        await asyncio.wait_for(running, 1)
+
+    asyncio.run(main())
+    assert "1 abandoned tasks still running" in caplog.text
