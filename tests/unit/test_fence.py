@@ -5,8 +5,15 @@ from __future__ import annotations
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from article_runtime.enrichment.model import EnrichmentInput, Entity, EvidenceBlock
 from article_runtime.llm.prompts import load_prompt
-from article_runtime.llm.render import DATA_CLOSE, DATA_OPEN, fence, hygiene_messages
+from article_runtime.llm.render import (
+    DATA_CLOSE,
+    DATA_OPEN,
+    enrichment_messages,
+    fence,
+    hygiene_messages,
+)
 from article_runtime.model import Block
 from tests.factories import candidate_set
 
@@ -62,3 +69,42 @@ def test_a_hostile_block_leaves_one_fence_in_the_message(text: str) -> None:
     data = user.split(opening, 1)[1].split(closing, 1)[0]
     assert _tags(data) == []
     assert len(data.splitlines()) == data.count("\n") + 1  # no line break but the format's
+
+
+BREAKS = "\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+@settings(max_examples=600)
+@given(st.lists(PIECES | st.text(st.characters(exclude_characters="&\\"), max_size=5)).map("".join))
+@example("article_data <")  # the name at the very start: nothing before it opens a tag
+@example("/ article_data x <")
+@example("x</article_data>")
+def test_the_fence_changes_nothing_but_what_it_must(text: str) -> None:
+    """Undoing the fence's two rewrites (an opening ``<`` as ``&lt;``, other line breaks as
+    escapes) gives the text back: it neither drops nor garbles anything else."""
+    fenced = fence(text)
+    undone = fenced.replace("&lt;", "<")
+    for ch in BREAKS:
+        undone = undone.replace(f"\\u{ord(ch):04x}", ch)
+    assert undone == text
+    escaped = text.translate({ord(ch): f"\\u{ord(ch):04x}" for ch in BREAKS})
+    assert fenced.count("&lt;") == len(_tags(escaped))  # only tag openings are rewritten
+
+
+def test_enrichment_data_names_the_entity_with_its_identity_only_when_it_has_one() -> None:
+    spec = load_prompt("article_sentiment_tags")
+    block = EvidenceBlock(id="p1", text="Texto do artigo.")
+    for identity, line in (
+        ("city government", "ECP entity: Q42 | Prefeitura | city government"),
+        (None, "ECP entity: Q42 | Prefeitura"),
+    ):
+        inp = EnrichmentInput(
+            language="pt",
+            title="Título",
+            subtitle=None,
+            blocks=[block],
+            entity=Entity(qid="Q42", name="Prefeitura", identity=identity),
+        )
+        user = enrichment_messages(spec, inp)[1]["content"]
+        assert f"\n{line}\n" in f"\n{user}\n"
+        assert user.count("ECP entity:") == 1
