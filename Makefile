@@ -8,6 +8,7 @@ PROMPTFOO := evals/node_modules/.bin/promptfoo
 # with the machine's Go into the same cache as the Kafka jars.
 HELM_VERSION := v3.22.0
 HELM := $(HOME)/.cache/article-runtime/helm-$(HELM_VERSION)/helm
+GO ?= $(or $(shell command -v go),/usr/local/go/bin/go)
 
 .PHONY: lock demo test lint bench bench-stream soak clean evals evals-live evals-install mutants
 
@@ -37,7 +38,7 @@ test: $(STAMP) lint $(PROMPTFOO) $(HELM)
 	ARTICLE_RUNTIME_HELM=$(HELM) $(BIN)/pytest -q
 
 $(HELM):
-	GOTOOLCHAIN=local GOFLAGS=-trimpath GOBIN=$(dir $(HELM)) go install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
+	GOTOOLCHAIN=local GOFLAGS=-trimpath GOBIN=$(dir $(HELM)) $(GO) install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
