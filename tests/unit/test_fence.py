@@ -10,9 +10,11 @@ from article_runtime.llm.prompts import load_prompt
 from article_runtime.llm.render import (
     DATA_CLOSE,
     DATA_OPEN,
+    context_text,
     enrichment_messages,
     fence,
     hygiene_messages,
+    split_prefix,
 )
 from article_runtime.model import Block
 from tests.factories import candidate_set
@@ -91,20 +93,37 @@ def test_the_fence_changes_nothing_but_what_it_must(text: str) -> None:
     assert fenced.count("&lt;") == len(_tags(escaped))  # only tag openings are rewritten
 
 
-def test_enrichment_data_names_the_entity_with_its_identity_only_when_it_has_one() -> None:
+def test_enrichment_context_says_language_entity_and_subtitle_only_as_they_are() -> None:
     spec = load_prompt("article_sentiment_tags")
     block = EvidenceBlock(id="p1", text="Texto do artigo.")
-    for identity, line in (
-        ("city government", "ECP entity: Q42 | Prefeitura | city government"),
-        (None, "ECP entity: Q42 | Prefeitura"),
+    for identity, language, subtitle, wanted, unwanted in (
+        (
+            "city government",
+            "pt",
+            "Um subtítulo",
+            ["ECP entity: Q42 | Prefeitura | city government", "language: pt", "subtitle: Um"],
+            [],
+        ),
+        (None, None, None, ["ECP entity: Q42 | Prefeitura", "language: unknown"], ["subtitle:"]),
     ):
         inp = EnrichmentInput(
-            language="pt",
+            language=language,
             title="Título",
-            subtitle=None,
+            subtitle=subtitle,
             blocks=[block],
             entity=Entity(qid="Q42", name="Prefeitura", identity=identity),
         )
         user = enrichment_messages(spec, inp)[1]["content"]
-        assert f"\n{line}\n" in f"\n{user}\n"
+        lines = user.splitlines()
+        for line in wanted:
+            assert any(x == line or x.startswith(line + " ") for x in lines), (line, user)
+        for word in unwanted:
+            assert word not in user
         assert user.count("ECP entity:") == 1
+
+
+def test_a_context_without_the_data_fence_has_no_prefix() -> None:
+    assert split_prefix("[system]\nno data here") == ("", "[system]\nno data here")
+    text = context_text(hygiene_messages(load_prompt("article_content_hygiene"), candidate_set()))
+    prefix, rest = split_prefix(text)
+    assert prefix + rest == text and prefix.endswith(f"\n{DATA_OPEN}\n")
