@@ -10,7 +10,7 @@ import pytest
 from faust.transport.drivers import aiokafka as faust_aiokafka
 from faust.types import TP
 from faust.types.tuples import ConsumerMessage
-from hypothesis import assume, given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 from mode.utils.queues import FlowControlQueue
 
@@ -139,6 +139,8 @@ def test_the_drop_once_switch_names_one_message(topic: str, partition: int, offs
 
 
 @given(st.text(max_size=30))
+@example(":1:2")  # no topic
+@example("t::2")  # no partition
 def test_the_drop_once_switch_refuses_anything_else_clearly(value: str) -> None:
     """Whatever the value: nothing (unset), one message it spells exactly, or a clear error."""
     try:

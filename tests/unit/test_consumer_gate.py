@@ -10,6 +10,7 @@ stopped the flow without closing the gate, commits past work nobody did.
 from __future__ import annotations
 
 import asyncio
+import inspect
 from collections.abc import AsyncIterator, Iterator
 from types import SimpleNamespace
 from typing import Any, cast
@@ -140,6 +141,10 @@ def test_acks_after_the_flow_stopped_do_not_count_until_it_resumes(
     assert consumer.gate.open
     assert consumer.ack(second) is True
     assert consumer.gate.committable() == {INPUT: 7}  # offset 7's ack was spent while stopped
+    # Faust counts every first ack toward its commit-every trigger, counted or not; a second
+    # ack of the same message is no ack at all.
+    assert consumer._n_acked == 2
+    assert consumer.ack(second) is False and consumer._n_acked == 2
 
 
 def test_a_revocation_closes_the_gate_and_later_acks_do_not_count(
@@ -388,6 +393,9 @@ def test_table_recovery_that_hears_nothing_for_too_long_exits_the_worker(
     now[0] = 900.0 + RECOVERY_STALL_S - 1
     run_task(consumer, Consumer._watch_recovery, monkeypatch, 1)
     assert len(exits) == 1
+    now[0] = 900.0 + RECOVERY_STALL_S + 1  # nothing received since recovery started
+    run_task(consumer, Consumer._watch_recovery, monkeypatch, 1)
+    assert len(exits) == 2
 
 
 def test_what_is_done_for_a_message_counts_only_in_its_epoch_while_the_flow_runs() -> None:
@@ -437,3 +445,28 @@ def test_work_that_ignores_its_cancellation_is_reported_not_awaited(
 
     asyncio.run(main())
     assert "1 abandoned tasks still running" in caplog.text
+
+
+def test_work_waiting_for_a_stopped_flow_is_closed_when_its_caller_is_cancelled() -> None:
+    """Shutdown cancels what waits for the flow: the work must not be left un-run and
+    un-closed (it would never run, and Python would warn it was never awaited)."""
+    gate = CommitGate()
+    gate.begin()  # the flow is not running: run() waits
+    work = InFlightWork(gate)
+    message = ConsumerMessage("t", 0, 0, 0.0, 0, None, b"k", b"v", None, tp=INPUT)
+    stamp(message, gate.epoch)
+
+    async def job() -> None:
+        raise AssertionError("must not run")
+
+    async def main() -> Any:
+        pending = job()
+        waiting = asyncio.create_task(work.run(message, pending))
+        await asyncio.sleep(0.01)
+        waiting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+        return pending
+
+    pending = asyncio.run(main())
+    assert inspect.getcoroutinestate(pending) == inspect.CORO_CLOSED
