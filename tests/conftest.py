@@ -11,8 +11,9 @@ and two rules the suite enforces on itself.
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -53,17 +54,33 @@ def server() -> Iterator[ScriptedOpenAIServer]:
         yield scripted
 
 
-@pytest.fixture(autouse=True)
-def _brokers_only_under_the_kafka_marker(
-    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    if request.node.get_closest_marker("kafka") is not None:
-        return
+_RUNNING: list[pytest.Item] = []  # the test whose setup, call or teardown is under way
 
-    def refuse(self: LocalBroker) -> None:
-        pytest.fail(f"{request.node.nodeid} starts a Kafka broker: mark it pytest.mark.kafka")
 
-    monkeypatch.setattr(LocalBroker, "start", refuse)
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, object, object]:
+    _RUNNING.append(item)
+    try:
+        return (yield)
+    finally:
+        _RUNNING.pop()
+
+
+def _only_under_the_kafka_marker(start: Callable[[LocalBroker], None]) -> Any:
+    """``LocalBroker.start`` that fails the running test unless it carries the ``kafka`` marker
+    (module- and session-scoped fixtures start theirs inside the first test that needs them)."""
+
+    @functools.wraps(start)
+    def guarded(self: LocalBroker) -> None:
+        if _RUNNING and _RUNNING[-1].get_closest_marker("kafka") is None:
+            pytest.fail(f"{_RUNNING[-1].nodeid} starts a Kafka broker: mark it pytest.mark.kafka")
+        start(self)
+
+    return guarded
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    LocalBroker.start = _only_under_the_kafka_marker(LocalBroker.start)  # type: ignore[method-assign]
 
 
 @pytest.hookimpl(wrapper=True)
