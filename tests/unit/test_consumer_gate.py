@@ -470,3 +470,10 @@ def test_work_waiting_for_a_stopped_flow_is_closed_when_its_caller_is_cancelled(
 
     pending = asyncio.run(main())
     assert inspect.getcoroutinestate(pending) == inspect.CORO_CLOSED
+
+
+def test_the_consumers_checks_run_as_background_tasks(consumer: Consumer) -> None:
+    """The checks above are only as good as their running: each must be one of the tasks
+    the consumer's service starts with it."""
+    started = {task.fun.__name__ for task in consumer._get_tasks()}
+    assert {"_report_held_back", "_read_dropped_again", "_watch_recovery"} <= started
