@@ -141,6 +141,7 @@ def test_the_drop_once_switch_names_one_message(topic: str, partition: int, offs
 @given(st.text(max_size=30))
 @example(":1:2")  # no topic
 @example("t::2")  # no partition
+@example("t:x:2")  # a partition that is no number
 def test_the_drop_once_switch_refuses_anything_else_clearly(value: str) -> None:
     """Whatever the value: nothing (unset), one message it spells exactly, or a clear error."""
     try:

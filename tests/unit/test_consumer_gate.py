@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import logging
 from collections.abc import AsyncIterator, Iterator
 from types import SimpleNamespace
 from typing import Any, cast
@@ -160,6 +161,26 @@ def test_a_revocation_closes_the_gate_and_later_acks_do_not_count(
     assert not consumer.gate.open
     assert consumer.ack(late) is False
     assert consumer.gate.committable() == {INPUT: 4}
+
+
+def test_a_revocation_says_how_much_work_it_abandoned_only_when_there_was_some(
+    consumer: Consumer, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+    assign(consumer)
+    (message,) = fetch(consumer, monkeypatch, INPUT, range(0, 1))
+
+    async def main() -> None:
+        running = asyncio.create_task(consumer.work.run(message, asyncio.sleep(10)))
+        await asyncio.sleep(0.01)
+        await consumer.wait_empty()
+        assert await running is False
+
+    asyncio.run(main())
+    assert "abandoned 1 messages in flight" in caplog.text
+    caplog.clear()
+    asyncio.run(consumer.wait_empty())
+    assert "abandoned" not in caplog.text
 
 
 def test_records_returned_after_the_flow_stopped_are_not_owed(
