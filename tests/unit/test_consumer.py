@@ -124,6 +124,7 @@ def test_recovery_counts_as_stalled_only_when_behind_and_silent_for_the_whole_pe
 
     assert stalled(True, True, 46.0)
     assert not stalled(True, True, 44.0)  # a slow changelog is not a stuck one
+    assert not stalled(True, True, 45.0)  # silent for longer than the period, not as long
     assert not stalled(True, False, 300.0)  # caught up: nothing to receive
     assert not stalled(False, True, 300.0)  # not recovering
 

@@ -498,3 +498,20 @@ def test_the_consumers_checks_run_as_background_tasks(consumer: Consumer) -> Non
     the consumer's service starts with it."""
     started = {task.fun.__name__ for task in consumer._get_tasks()}
     assert {"_report_held_back", "_read_dropped_again", "_watch_recovery"} <= started
+
+
+def test_an_ack_wakes_whoever_waits_for_one_and_later_acks_do_no_harm(
+    consumer: Consumer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Faust's commit waits on ``_waiting_for_ack``; resolving it twice would raise."""
+    assign(consumer)
+    first, second = fetch(consumer, monkeypatch, INPUT, range(0, 2))
+
+    async def main() -> None:
+        waiting: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        consumer._waiting_for_ack = waiting
+        consumer.ack(first)
+        assert waiting.done()
+        consumer.ack(second)  # the future is already resolved: left alone
+
+    asyncio.run(main())
