@@ -515,3 +515,33 @@ def test_an_ack_wakes_whoever_waits_for_one_and_later_acks_do_no_harm(
         consumer.ack(second)  # the future is already resolved: left alone
 
     asyncio.run(main())
+
+
+def test_work_under_way_is_cancelled_with_its_caller() -> None:
+    """Shutdown cancels the agent awaiting ``run``: the work it started must stop too, not
+    go on writing behind the next owner's back."""
+    gate = CommitGate()
+    gate.begin()
+    gate.resume()
+    work = InFlightWork(gate)
+    message = ConsumerMessage("t", 0, 0, 0.0, 0, None, b"k", b"v", None, tp=INPUT)
+    stamp(message, gate.epoch)
+    stopped = []
+
+    async def job() -> None:
+        try:
+            await asyncio.sleep(10)
+        except asyncio.CancelledError:
+            stopped.append(True)
+            raise
+
+    async def main() -> None:
+        caller = asyncio.create_task(work.run(message, job()))
+        await asyncio.sleep(0.01)
+        caller.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await caller
+        await asyncio.sleep(0)  # the work's cancellation is delivered
+        assert stopped == [True] and len(work) == 0
+
+    asyncio.run(main())
