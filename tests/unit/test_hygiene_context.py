@@ -353,7 +353,7 @@ def test_only_what_could_be_misread_is_quoted_and_text_stays_as_written() -> Non
         [
             ImageCandidate(id="i1", src="https://example.org/a.jpg", alt="Porto", caption="Foto"),
             ImageCandidate(id="i2", src="https://example.org/b.jpg", alt="Ponte |"),
-            ImageCandidate(id="i3", src="https://example.org/c.jpg", alt="Rio |", caption="Mar"),
+            ImageCandidate(id="i3", src="https://example.org/c.jpg", alt="Ação |", caption="Mar"),
             ImageCandidate(id="i4", src="https://example.org/d.jpg", alt="Ação: fim"),
         ],
     )
@@ -367,5 +367,5 @@ def test_only_what_could_be_misread_is_quoted_and_text_stays_as_written() -> Non
     assert "b8 h3: Três" in lines
     assert "i1 Porto | Foto" in lines  # alt and caption, neither quoted
     assert "i2 Ponte |" in lines  # the last part may end with the separator's bar
-    assert 'i3 "Rio |" | Mar' in lines  # a part before another may not
+    assert 'i3 "Ação |" | Mar' in lines  # a part before another may not
     assert 'i4 "Ação: fim"' in lines  # a first word ending with a colon would pass for a host
