@@ -4,8 +4,13 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PROMPTFOO := evals/node_modules/.bin/promptfoo
+# helm for the chart tests: not a Debian package here, so built once from the Go module proxy
+# with the machine's Go into the same cache as the Kafka jars.
+HELM_VERSION := v3.22.0
+HELM := $(HOME)/.cache/article-runtime/helm-$(HELM_VERSION)/helm
+GO ?= $(or $(shell command -v go),/usr/local/go/bin/go)
 
-.PHONY: lock demo test lint bench bench-stream soak clean evals evals-live evals-install debian-packages
+.PHONY: lock demo test lint bench bench-stream soak clean evals evals-live evals-install debian-packages mutants
 
 ## Debian packages the runtime uses besides Python's (debian-packages.txt: Hunspell and its
 ## dictionaries), installed with apt-get when one is missing; checked on every run (~0.1 s).
@@ -40,9 +45,13 @@ lock: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/python -m streams.local.demo
 
-## Lint, type-check and run the whole test suite (the evals tests need promptfoo installed).
-test: $(STAMP) lint $(PROMPTFOO)
-	$(BIN)/pytest -q
+## Lint, type-check and run the whole test suite (the evals tests need promptfoo installed,
+## the chart tests helm).
+test: $(STAMP) lint $(PROMPTFOO) $(HELM)
+	ARTICLE_RUNTIME_HELM=$(HELM) $(BIN)/pytest -q
+
+$(HELM):
+	GOTOOLCHAIN=local GOFLAGS=-trimpath GOBIN=$(dir $(HELM)) $(GO) install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -67,6 +76,11 @@ bench-stream: $(STAMP)
 ## leaving, a SIGKILL during a rebalance): prints runs passed, articles lost, runs stuck.
 soak: $(STAMP)
 	$(BIN)/python -m bench.soak
+
+## Mutation testing (cosmic-ray) of the modules that carry guarantees (mutation/modules.toml),
+## one at a time against their fast tests: prints each module's score. MODULE=name for one.
+mutants: $(STAMP)
+	nice -n 10 $(BIN)/python -m mutation.run $(if $(MODULE),--module $(MODULE))
 
 ## Promptfoo, pinned in evals/package-lock.json, into evals/node_modules (gitignored).
 $(PROMPTFOO): evals/package.json evals/package-lock.json

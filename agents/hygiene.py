@@ -45,6 +45,7 @@ from agents.ledger import recorded_when_taken
 from agents.pages import Pages
 from agents.versions import version_of
 from article_runtime import bounded_json
+from article_runtime.answer_bounds import hygiene_bounds
 from article_runtime.hashing import sha256_hex
 from article_runtime.hygiene import HYGIENE
 from article_runtime.llm.policy import LLMRuntime, Verdict, serves
@@ -93,6 +94,7 @@ def asker(llm: LLMRuntime | None) -> Ask:
             prompt,
             hygiene_messages(prompt, candidates),
             _unjudged,
+            bounds=hygiene_bounds(candidates),
             trace_key=source,
             roles=(role,),
         )

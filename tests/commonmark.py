@@ -142,3 +142,13 @@ def parse(markdown: str) -> list[tuple[Any, ...]]:
         else:
             raise Unexpected(f"block {t.type}: {t.content!r}")
     return out
+
+
+def paragraph_texts(markdown: str) -> list[str]:
+    """The paragraphs a CommonMark parser reads in ``markdown``, links as their text, white
+    space collapsed: what a test compares with the paragraphs it read from the page."""
+    return [
+        " ".join("".join(text for text, _ in block[1]).split())
+        for block in parse(markdown)
+        if block[0] == "paragraph"
+    ]

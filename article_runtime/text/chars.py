@@ -40,13 +40,14 @@ def is_invisible_junk(ch: str) -> bool:
     """Invisible debris a ``unicode`` fix removes and nothing may add.
 
     Format characters Unicode marks default-ignorable (zero-width space, soft hyphen, word
-    joiner, BOM, bidi marks, embeddings and isolates) and C0/C1 controls other than whitespace.
+    joiner, BOM, bidi marks, embeddings and isolates) and C0/C1 controls other than white space
+    (Unicode's White_Space: the information separators U+001C-001F are debris).
     Kept: join controls (ZWJ, ZWNJ shape emoji and Persian or Indic words), emoji components
     (tag characters spell flags), and U+FFFD, which marks a lost character rather than debris.
     """
     category = unicodedata.category(ch)
-    if category == "Cc":
-        return not ch.isspace()
+    if category == "Cc":  # Unicode's White_Space: Python's isspace() also counts U+001C-001F
+        return not icu.Char.hasBinaryProperty(ch, icu.UProperty.WHITE_SPACE)
     if category != "Cf":
         return False
     if not icu.Char.hasBinaryProperty(ch, icu.UProperty.DEFAULT_IGNORABLE_CODE_POINT):

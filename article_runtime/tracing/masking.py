@@ -89,10 +89,6 @@ class Redactor:
                     values.add(form)
         self._secrets: tuple[str, ...] = tuple(sorted(values, key=lambda s: (-len(s), s)))
 
-    @property
-    def secret_count(self) -> int:
-        return len(self._secrets)
-
     def __call__(self, *, data: Any, **_: Any) -> Any:
         return self.scrub(data)
 

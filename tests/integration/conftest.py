@@ -1,5 +1,5 @@
-"""Fixtures every integration test shares: the scripted OpenAI-protocol server and a flow
-(real local broker, topics, the server's URL for the workers' providers file)."""
+"""The flow every stream integration test shares: a real local broker, topics, and the
+scripted server's URL (``tests/conftest.py``) for the workers' providers file."""
 
 from __future__ import annotations
 
@@ -9,13 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration.stream_support import Flow, flow
-from tests.support.openai_server import ScriptedOpenAIServer, running_server
-
-
-@pytest.fixture
-def server() -> Iterator[ScriptedOpenAIServer]:
-    with running_server() as scripted:
-        yield scripted
+from tests.support.openai_server import ScriptedOpenAIServer
 
 
 @pytest.fixture

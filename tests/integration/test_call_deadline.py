@@ -43,7 +43,9 @@ def test_a_trickling_provider_times_out_and_the_policy_moves_on(
     ]
     assert article.path == "fallback"
     for attempt in article.attempts[:2]:
-        assert TIMEOUT_S * 1000 <= attempt.latency_ms < TIMEOUT_S * 1000 + 1500
+        # Cut by the call's deadline: not before it, and long before the whole trickle
+        # (over a minute) could have arrived. How close to it is bench territory.
+        assert TIMEOUT_S * 1000 <= attempt.latency_ms < 30_000
     assert server.pending() == {}
 
 

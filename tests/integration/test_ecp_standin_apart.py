@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from confluent_kafka import Consumer
 
 from agents.ecp_standin import CLASSIFIER_VERSION, serve
@@ -20,6 +21,8 @@ from streams.service.records import assembled_record
 from streams.service.settings import StandInEntity
 from tests.integration.stream_support import flow
 from tests.support.stream_cases import make_articles
+
+pytestmark = pytest.mark.kafka  # starts a broker
 
 ENTITY = StandInEntity("Q42", "Someone")
 

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import math
 
+import pytest
+
 from bench.kafka_clients import CLIENTS, JOBS, measure
 from streams.local.broker import local_kafka
+
+pytestmark = pytest.mark.kafka  # starts a broker
 
 
 def test_each_client_produces_and_reads_back_every_record() -> None:

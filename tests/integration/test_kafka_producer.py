@@ -30,6 +30,8 @@ from streams.kafka.tables import table
 from streams.kafka.topics import PARTITIONS, Topic
 from streams.local.broker import local_kafka
 
+pytestmark = pytest.mark.kafka  # starts a broker
+
 ACK_WITHIN_S = 20.0  # the broker acknowledges in milliseconds; stranded, it would take 20 min
 STOP_WITHIN_S = 10.0
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -94,7 +93,6 @@ def test_a_worker_refuses_topics_read_together_with_different_counts(tmp_path: P
             future.result(timeout=30)
         # The setting sizes new topics only: it neither grows the others nor hides the gap.
         env = {**os.environ, **connection.environ(), PARTITIONS_ENV: "5"}
-        started = time.monotonic()
         done = subprocess.run(
             [sys.executable, "-m", "streams.worker"],
             env=env,
@@ -102,7 +100,6 @@ def test_a_worker_refuses_topics_read_together_with_different_counts(tmp_path: P
             text=True,
             timeout=120,
         )
-        took = time.monotonic() - started
         counts = partition_counts(admin, [t.name for t in TOPICS])
     output = done.stdout + done.stderr
     assert done.returncode == 2, output
@@ -110,7 +107,6 @@ def test_a_worker_refuses_topics_read_together_with_different_counts(tmp_path: P
     (line,) = [ln for ln in output.splitlines() if ln.startswith("article-runtime-worker:")]
     assert f"{ECP_VERDICT.name} (5)" in line and f"{ARTICLE_ASSEMBLED.name} (3)" in line
     assert "agent enrichment" in line
-    assert took < 60
     # Refusing changed nothing: no topic was created or grown to "fix" it.
     assert counts[ECP_VERDICT.name] == 5
     assert {n for n, c in counts.items() if c == 3} == {t.name for t in TOPICS} - {ECP_VERDICT.name}

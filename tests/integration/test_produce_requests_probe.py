@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 
+import pytest
 from aiokafka.producer.sender import Sender
 
 from bench.kafka_clients import aiokafka_produce
@@ -14,6 +15,8 @@ from bench.produce_requests import Counts, counting
 from streams.kafka.admin import ensure_topics
 from streams.kafka.topics import PARTITIONS, Topic
 from streams.local.broker import local_kafka
+
+pytestmark = pytest.mark.kafka  # starts a broker
 
 
 def test_every_record_is_counted_and_records_share_requests_only_when_waiting_together() -> None:

@@ -3,8 +3,6 @@ refusing what the real API refuses: ``temperature`` on gpt-5 models."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import openai
 import pytest
 
@@ -13,17 +11,18 @@ from article_runtime.llm.providers import ProviderConfig, parse_providers
 from article_runtime.model import AssembledArticle
 from tests.factories import candidate_set, proposal
 from tests.llm_support import FALLBACK_KEY, PRIMARY_KEY, Recorder, providers_yaml, run
-from tests.support.openai_server import Reply, ScriptedOpenAIServer, running_server
+from tests.support.openai_server import Reply, ScriptedOpenAIServer
 
 VALID = Reply(proposal())
 
 
 @pytest.fixture
-def server() -> Iterator[ScriptedOpenAIServer]:
-    with running_server() as scripted:
-        for model in ("gpt-5-mini", "gpt-5-nano"):
-            scripted.refuse(model, "temperature", "top_p")
-        yield scripted
+def server(server: ScriptedOpenAIServer) -> ScriptedOpenAIServer:
+    """The shared scripted server (``tests/conftest.py``), refusing sampling parameters for
+    the models that do."""
+    for model in ("gpt-5-mini", "gpt-5-nano"):
+        server.refuse(model, "temperature", "top_p")
+    return server
 
 
 def _config(monkeypatch: pytest.MonkeyPatch, base_url: str, primary: str) -> ProviderConfig:

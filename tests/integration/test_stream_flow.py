@@ -16,6 +16,7 @@ from streams.commands.follow import ArticleOutcome
 from streams.commands.publish_inputs import ingested_record
 from streams.kafka.topics import PARTITIONS, partition_of
 from streams.service.settings import RETENTION_ENV
+from tests.commonmark import paragraph_texts
 from tests.integration.stream_support import ENTITY, Flow, distinct, encoded, eventually
 from tests.llm_support import FALLBACK, FALLBACK_KEY, PRIMARY, PRIMARY_KEY
 from tests.support.openai_server import ScriptedOpenAIServer, delayed
@@ -51,6 +52,7 @@ def check_case(case: CaseArticle, outcome: ArticleOutcome) -> None:
     article = outcome.assembled[0]
     assert article["path"] == want.hygiene_path, case.article_id
     assert article["markdown"] == want.markdown
+    assert paragraph_texts(article["markdown"]) == list(want.paragraphs)  # read from the page
     assert [(a["role"], a["reason"]) for a in article["attempts"]] == list(want.hygiene_attempts)
     if want.enrichment_ok:
         assert len(distinct(outcome.enriched, "content_hash")) == 1, case.article_id

@@ -28,15 +28,26 @@ A case's scenario decides the answers, cycled in ``SCENARIOS`` order:
 - ``enrich_terminal``: hygiene as ``primary``, but the primary's enrichment cites an unknown
   evidence block and the fallback's has too few tags: a terminal enrichment failure.
 
-Every other enrichment request gets a valid answer from either model. Valid answers come from
-the runtime's own candidates and deterministic proposal, so every path assembles the same
-Markdown and one enrichment answer (grounded in its evidence blocks ``p1..``) fits them all.
+Every other enrichment request gets a valid answer from either model. The three paths assemble
+three different articles, so a test can tell which one ran:
+
+- the page's second story paragraph carries invisible debris (a zero-width space inside a
+  word, ``DEBRIS``); both models' valid answers repair it (an accepted ``unicode`` repair),
+  the deterministic path keeps it;
+- the primary's valid answer also leaves out the last story paragraph (another selection),
+  the fallback's keeps every paragraph.
+
+``expected(case).paragraphs`` is the article a test reads from the page itself (the story's
+paragraphs with selectolax, with the scenario's edits), independent of the harness;
+``expected(case).markdown`` is what the harness assembles from the scenario's answer, for
+tests that compare hashes.
 The candidate set is built with ``build_candidates(case.html, url=case.url)`` and no feed
 metadata: a worker that builds it otherwise sees other IDs (``mismatched`` says so).
 """
 
 from __future__ import annotations
 
+import functools
 import html as html_lib
 import random
 import threading
@@ -45,6 +56,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal, get_args
+
+from selectolax.lexbor import LexborHTMLParser
 
 from article_runtime.candidates import build_candidates
 from article_runtime.deterministic import deterministic_proposal
@@ -61,6 +74,7 @@ from article_runtime.model.attempts import LogicalCall, Role
 from tests.support.openai_server import Action, Reply
 
 __all__ = [
+    "DEBRIS",
     "LANGUAGES",
     "MARKER_PREFIX",
     "NOT_JSON",
@@ -78,11 +92,13 @@ __all__ = [
     "HygienePath",
     "Language",
     "Scenario",
+    "assembled",
     "call_kind",
     "expected",
     "find_markers",
     "make_articles",
     "responder",
+    "story_paragraphs",
 ]
 
 Scenario = Literal["primary", "fallback", "deterministic", "enrich_terminal"]
@@ -94,6 +110,7 @@ CallKind = LogicalCall
 SENTIMENTS = ("positive", "negative", "neutral")
 
 MARKER_PREFIX = "ZK"
+DEBRIS = "\u200b"  # ZERO WIDTH SPACE, inside a word of every page's second story paragraph
 _MARKER_CHARS = frozenset("0123456789-")
 # Any entity will do: enrichment evidence and the data section do not depend on it.
 _ENTITY = Entity(qid="Q0", name="stream cases")
@@ -616,6 +633,18 @@ def _page(
 """
 
 
+def _with_debris(text: str, tags: Sequence[str]) -> str:
+    """``text`` with ``DEBRIS`` after the third letter of its first word of six letters or
+    more that it writes once and no tag phrase contains (every story paragraph has one)."""
+    cores = (w.strip(".,;:'\"") for w in text.split())
+    word = next(
+        w
+        for w in cores
+        if len(w) >= 6 and w.isalpha() and text.count(w) == 1 and not any(w in t for t in tags)
+    )
+    return text.replace(word, word[:3] + DEBRIS + word[3:], 1)
+
+
 def _make_article(index: int, seed: int) -> CaseArticle:
     scenario = SCENARIOS[index % len(SCENARIOS)]
     # Languages alternate in runs of len(SCENARIOS), so every scenario meets every language.
@@ -645,6 +674,7 @@ def _make_article(index: int, seed: int) -> CaseArticle:
     texts = [topic.paragraphs[0].format(**slots)] + [
         topic.paragraphs[n].format(**slots) for n in rest
     ]
+    texts[1] = _with_debris(texts[1], [tag.format(**slots) for tag in topic.tags])
     paragraphs = [html_lib.escape(text) for text in texts]
     paragraphs[0] = f"{html_lib.escape(city.upper())} ({marker}) – {paragraphs[0]}"
     if index % 2 == 0:
@@ -717,9 +747,10 @@ class CaseAnswers:
     """What the scripted models answer for one case, and what a valid answer assembles."""
 
     candidates: CandidateSet
-    article: AssembledArticle  # the valid proposal, assembled by the harness (path primary)
+    article: AssembledArticle  # what the harness assembles on the case scenario's path
     enrichment_input: EnrichmentInput  # with a placeholder entity; blocks are what matter
-    hygiene_valid: dict[str, Any]
+    hygiene_primary: dict[str, Any]  # the primary's valid answer: repair, last paragraph out
+    hygiene_fallback: dict[str, Any]  # the fallback's valid answer: repair, every paragraph
     hygiene_invented_block: dict[str, Any]
     enrichment_valid: dict[str, Any]
     enrichment_unknown_evidence: dict[str, Any]
@@ -752,26 +783,74 @@ def _tags(case: CaseArticle, inp: EnrichmentInput) -> list[dict[str, Any]]:
     return tags[:5]
 
 
-def _build_answers(case: CaseArticle) -> CaseAnswers:
-    candidates = build_candidates(case.html, url=case.url)
-    valid = deterministic_proposal(candidates).model_dump(mode="json")
+def _repair(candidates: CandidateSet) -> dict[str, Any]:
+    """The ``unicode`` repair of the page's debris: the word that carries it, without it."""
+    (block,) = [b for b in candidates.blocks if DEBRIS in b.text]
+    word = next(w for w in block.text.split() if DEBRIS in w)
+    return {
+        "target_id": block.id,
+        "original": word,
+        "replacement": word.replace(DEBRIS, ""),
+        "category": "unicode",
+        "justification": "a zero-width space inside a word",
+    }
+
+
+def _model_answers(candidates: CandidateSet) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The primary's and the fallback's valid answers (module docstring)."""
+    base = deterministic_proposal(candidates).model_dump(mode="json")
+    fallback = dict(base, repairs=[_repair(candidates)])
+    paragraphs = {b.id for b in candidates.blocks if b.type == "paragraph"}
+    last = [i for i in base["kept_block_ids"] if i in paragraphs][-1]
+    kept = [i for i in base["kept_block_ids"] if i != last]
+    links = {link.id: link.block_id for link in candidates.links}
+    primary = dict(
+        fallback,
+        kept_block_ids=kept,
+        kept_link_ids=[i for i in base["kept_link_ids"] if links[i] != last],
+    )
+    return primary, fallback
+
+
+def _assemble(case: CaseArticle, candidates: CandidateSet, path: HygienePath) -> AssembledArticle:
+    primary, fallback = _model_answers(candidates)
+    answers = {"primary": primary, "fallback": fallback}
+    answer = answers.get(path) or deterministic_proposal(candidates).model_dump(mode="json")
     result = run_hygiene_harness(
-        candidates, valid, source_html=case.html, path="primary", source=case.article_id
+        candidates, answer, source_html=case.html, path=path, source=case.article_id
     )
     if result.article is None:
-        raise RuntimeError(f"{case.article_id}: the deterministic proposal failed the harness")
+        raise RuntimeError(f"{case.article_id}: the {path} answer failed the harness")
+    if path != "deterministic" and len(result.article.repairs.applied) != 1:
+        raise RuntimeError(f"{case.article_id}: the debris repair was not accepted")
+    return result.article
+
+
+@functools.cache
+def assembled(case: CaseArticle, path: HygienePath) -> AssembledArticle:
+    """What the harness assembles for ``case`` on ``path`` from that path's answer."""
+    return _assemble(case, case.answers.candidates, path)
+
+
+def _build_answers(case: CaseArticle) -> CaseAnswers:
+    candidates = build_candidates(case.html, url=case.url)
+    primary, fallback = _model_answers(candidates)
+    article = _assemble(case, candidates, _PATHS[case.scenario])
     invented = f"b{len(candidates.blocks) + 900}"
-    inp = build_enrichment_input(result.article, _ENTITY)
-    tags = _tags(case, inp)
+    inp = build_enrichment_input(article, _ENTITY)
+    # Tags cite only blocks every path keeps (the primary's article has the fewest), so one
+    # enrichment answer fits whichever path ran.
+    tags = _tags(case, build_enrichment_input(_assemble(case, candidates, "primary"), _ENTITY))
     enrichment_valid = {"sentiment": case.sentiment, "tags": tags}
     unknown_evidence = [dict(tags[0], evidence_block_ids=[f"p{len(inp.blocks) + 90}"])]
     user = enrichment_messages(load_prompt(ENRICHMENT), inp)[-1]["content"]
     return CaseAnswers(
         candidates=candidates,
-        article=result.article,
+        article=article,
         enrichment_input=inp,
-        hygiene_valid=valid,
-        hygiene_invented_block=dict(valid, kept_block_ids=[*valid["kept_block_ids"], invented]),
+        hygiene_primary=primary,
+        hygiene_fallback=fallback,
+        hygiene_invented_block=dict(primary, kept_block_ids=[*primary["kept_block_ids"], invented]),
         enrichment_valid=enrichment_valid,
         enrichment_unknown_evidence=dict(enrichment_valid, tags=unknown_evidence + tags[1:]),
         enrichment_too_few_tags=dict(enrichment_valid, tags=tags[:2]),
@@ -793,11 +872,43 @@ class Expected:
 
     hygiene_path: HygienePath
     hygiene_attempts: tuple[Attempt, ...]
+    paragraphs: tuple[str, ...]  # read from the page, with the path's edits
     markdown: str
     enrichment_ok: bool
     enrichment_attempts: tuple[Attempt, ...]
     sentiment: str | None
     tags: tuple[str, ...] | None
+
+
+_PATHS: dict[Scenario, HygienePath] = {
+    "primary": "primary",
+    "enrich_terminal": "primary",
+    "fallback": "fallback",
+    "deterministic": "deterministic",
+}
+
+
+def story_paragraphs(html: bytes) -> list[str]:
+    """The story's paragraphs as a reader sees the page (selectolax; byline left out), each
+    with its white space collapsed."""
+    tree = LexborHTMLParser(html.decode("utf-8"))
+    return [
+        " ".join(node.text().split())
+        for node in tree.css("article.story > p")
+        if "byline" not in (node.attributes.get("class") or "")
+    ]
+
+
+def expected_paragraphs(case: CaseArticle) -> tuple[str, ...]:
+    """The article's paragraphs on the case scenario's path, from the page alone: the models
+    remove the debris, and the primary leaves the last paragraph out."""
+    paragraphs = story_paragraphs(case.html)
+    path = _PATHS[case.scenario]
+    if path != "deterministic":
+        paragraphs = [p.replace(DEBRIS, "") for p in paragraphs]
+    if path == "primary":
+        paragraphs = paragraphs[:-1]
+    return tuple(paragraphs)
 
 
 def expected(case: CaseArticle) -> Expected:
@@ -824,6 +935,7 @@ def expected(case: CaseArticle) -> Expected:
         return Expected(
             hygiene_path=path,
             hygiene_attempts=attempts,
+            paragraphs=expected_paragraphs(case),
             markdown=answers.article.markdown,
             enrichment_ok=False,
             enrichment_attempts=(
@@ -836,6 +948,7 @@ def expected(case: CaseArticle) -> Expected:
     return Expected(
         hygiene_path=path,
         hygiene_attempts=attempts,
+        paragraphs=expected_paragraphs(case),
         markdown=answers.article.markdown,
         enrichment_ok=True,
         enrichment_attempts=primary_ok,
@@ -955,10 +1068,10 @@ class CaseResponder:
 
 def _hygiene_answer(scenario: Scenario, role: Role, answers: CaseAnswers) -> dict[str, Any] | str:
     if scenario in ("primary", "enrich_terminal"):
-        return answers.hygiene_valid
+        return answers.hygiene_primary
     if role == "runtime_primary":
         return answers.hygiene_invented_block
-    return answers.hygiene_valid if scenario == "fallback" else NOT_JSON
+    return answers.hygiene_fallback if scenario == "fallback" else NOT_JSON
 
 
 def _enrichment_answer(scenario: Scenario, role: Role, answers: CaseAnswers) -> dict[str, Any]:

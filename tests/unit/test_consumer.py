@@ -10,7 +10,7 @@ import pytest
 from faust.transport.drivers import aiokafka as faust_aiokafka
 from faust.types import TP
 from faust.types.tuples import ConsumerMessage
-from hypothesis import assume, given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 from mode.utils.queues import FlowControlQueue
 
@@ -124,6 +124,7 @@ def test_recovery_counts_as_stalled_only_when_behind_and_silent_for_the_whole_pe
 
     assert stalled(True, True, 46.0)
     assert not stalled(True, True, 44.0)  # a slow changelog is not a stuck one
+    assert not stalled(True, True, 45.0)  # silent for longer than the period, not as long
     assert not stalled(True, False, 300.0)  # caught up: nothing to receive
     assert not stalled(False, True, 300.0)  # not recovering
 
@@ -139,6 +140,9 @@ def test_the_drop_once_switch_names_one_message(topic: str, partition: int, offs
 
 
 @given(st.text(max_size=30))
+@example(":1:2")  # no topic
+@example("t::2")  # no partition
+@example("t:x:2")  # a partition that is no number
 def test_the_drop_once_switch_refuses_anything_else_clearly(value: str) -> None:
     """Whatever the value: nothing (unset), one message it spells exactly, or a clear error."""
     try:

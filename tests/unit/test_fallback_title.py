@@ -6,7 +6,7 @@ from __future__ import annotations
 import html as html_lib
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from article_runtime.candidates import build_candidates
@@ -81,7 +81,7 @@ def untitled_pages(draw: st.DrawFn) -> str:
     return "".join(parts)
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=120, deadline=None)
 @given(untitled_pages())
 def test_an_untitled_page_gets_a_title_from_its_own_text_and_keeps_its_article(body: str) -> None:
     page = _page(body)

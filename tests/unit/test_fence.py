@@ -7,8 +7,17 @@ import unicodedata
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from article_runtime.enrichment.model import EnrichmentInput, Entity, EvidenceBlock
 from article_runtime.llm.prompts import load_prompt
-from article_runtime.llm.render import DATA_CLOSE, DATA_OPEN, fence, hygiene_messages
+from article_runtime.llm.render import (
+    DATA_CLOSE,
+    DATA_OPEN,
+    context_text,
+    enrichment_messages,
+    fence,
+    hygiene_messages,
+    split_prefix,
+)
 from article_runtime.model import Block
 from tests.factories import candidate_set
 
@@ -121,3 +130,59 @@ def test_a_fullwidth_tag_is_a_tag(before: str, after: str) -> None:
     fenced = fence(text)
     assert fenced.count("&lt;") == text.count("&lt;") + 1
     assert "\uff1c\uff0f" not in fenced
+
+
+BREAKS = "\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+@settings(max_examples=600)
+@given(st.lists(PIECES | st.text(st.characters(exclude_characters="&\\"), max_size=5)).map("".join))
+@example("article_data <")  # the name at the very start: nothing before it opens a tag
+@example("/ article_data x <")
+@example("x</article_data>")
+def test_the_fence_changes_nothing_but_what_it_must(text: str) -> None:
+    """Undoing the fence's two rewrites (an opening ``<`` as ``&lt;``, other line breaks as
+    escapes) gives the text back: it neither drops nor garbles anything else."""
+    fenced = fence(text)
+    undone = fenced.replace("&lt;", "<")
+    for ch in BREAKS:
+        undone = undone.replace(f"\\u{ord(ch):04x}", ch)
+    assert undone == text
+    escaped = text.translate({ord(ch): f"\\u{ord(ch):04x}" for ch in BREAKS})
+    assert fenced.count("&lt;") == len(_tags(escaped))  # only tag openings are rewritten
+
+
+def test_enrichment_context_says_language_entity_and_subtitle_only_as_they_are() -> None:
+    spec = load_prompt("article_sentiment_tags")
+    block = EvidenceBlock(id="p1", text="Texto do artigo.")
+    for identity, language, subtitle, wanted, unwanted in (
+        (
+            "city government",
+            "pt",
+            "Um subtítulo",
+            ["ECP entity: Q42 | Prefeitura | city government", "language: pt", "subtitle: Um"],
+            [],
+        ),
+        (None, None, None, ["ECP entity: Q42 | Prefeitura", "language: unknown"], ["subtitle:"]),
+    ):
+        inp = EnrichmentInput(
+            language=language,
+            title="Título",
+            subtitle=subtitle,
+            blocks=[block],
+            entity=Entity(qid="Q42", name="Prefeitura", identity=identity),
+        )
+        user = enrichment_messages(spec, inp)[1]["content"]
+        lines = user.splitlines()
+        for line in wanted:
+            assert any(x == line or x.startswith(line + " ") for x in lines), (line, user)
+        for word in unwanted:
+            assert word not in user
+        assert user.count("ECP entity:") == 1
+
+
+def test_a_context_without_the_data_fence_has_no_prefix() -> None:
+    assert split_prefix("[system]\nno data here") == ("", "[system]\nno data here")
+    text = context_text(hygiene_messages(load_prompt("article_content_hygiene"), candidate_set()))
+    prefix, rest = split_prefix(text)
+    assert prefix + rest == text and prefix.endswith(f"\n{DATA_OPEN}\n")

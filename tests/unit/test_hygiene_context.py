@@ -324,3 +324,48 @@ def test_a_metadata_candidate_from_several_places_shows_the_first_and_how_many_m
     )
     context = render_hygiene_context(base.model_copy(update={"metadata_candidates": meta}))
     assert "\nt1 h1+2: T\n" in context
+
+
+def _one(blocks: list[Block], images: list[ImageCandidate] | None = None) -> list[str]:
+    base = candidate_set(blocks=blocks, links=[], images=images or [])
+    return render_hygiene_context(base).splitlines()
+
+
+def _paragraph(text: str, block_id: str = "b1") -> Block:
+    return Block(id=block_id, type="paragraph", text=text, container_id="c1", extractors=[])
+
+
+def test_only_what_could_be_misread_is_quoted_and_text_stays_as_written() -> None:
+    """The quoting that keeps the fence is the least it can be: a text is a JSON string only
+    when it could read as structure, and then with its letters as the page wrote them (no
+    \\u escapes: the model must see the original text, and escapes cost tokens)."""
+    lines = _one(
+        [
+            _paragraph("Nota: a obra começa em março", "b1"),  # a word and a colon: no type
+            _paragraph("h2: São Paulo", "b2"),  # a type code and a colon: quoted
+            _paragraph("São\nPaulo", "b3"),  # a line break: quoted
+            _paragraph('"Citação" de São Paulo', "b4"),  # opens with a quote mark: quoted
+            Block(id="b5", type="heading", text="Sem nível", container_id="c1", extractors=[]),
+            _paragraph("hoje: obras na ponte", "b6"),  # an h-word that is no heading code
+            _paragraph("A1: estrada fechada", "b7"),  # digits after a letter that is not h
+            Block(id="b8", type="heading", level=3, text="Três", container_id="c1", extractors=[]),
+        ],
+        [
+            ImageCandidate(id="i1", src="https://example.org/a.jpg", alt="Porto", caption="Foto"),
+            ImageCandidate(id="i2", src="https://example.org/b.jpg", alt="Ponte |"),
+            ImageCandidate(id="i3", src="https://example.org/c.jpg", alt="Ação |", caption="Mar"),
+            ImageCandidate(id="i4", src="https://example.org/d.jpg", alt="Ação: fim"),
+        ],
+    )
+    assert "b1 Nota: a obra começa em março" in lines
+    assert 'b2 "h2: São Paulo"' in lines
+    assert 'b3 "São\\nPaulo"' in lines
+    assert 'b4 "\\"Citação\\" de São Paulo"' in lines
+    assert "b5 h2: Sem nível" in lines  # a heading without a level is a second-level one
+    assert "b6 hoje: obras na ponte" in lines
+    assert "b7 A1: estrada fechada" in lines
+    assert "b8 h3: Três" in lines
+    assert "i1 Porto | Foto" in lines  # alt and caption, neither quoted
+    assert "i2 Ponte |" in lines  # the last part may end with the separator's bar
+    assert 'i3 "Ação |" | Mar' in lines  # a part before another may not
+    assert 'i4 "Ação: fim"' in lines  # a first word ending with a colon would pass for a host

@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -36,12 +35,6 @@ MESSAGES: list[ChatCompletionMessageParam] = [
     {"role": "system", "content": "Return JSON."},
     {"role": "user", "content": "Tag this article."},
 ]
-
-
-@pytest.fixture
-def server() -> Iterator[ScriptedOpenAIServer]:
-    with running_server() as scripted:
-        yield scripted
 
 
 @pytest.fixture
@@ -134,10 +127,8 @@ def test_a_delay_beyond_the_client_timeout_is_a_timeout(server: ScriptedOpenAISe
     with openai.OpenAI(
         base_url=server.base_url, api_key=API_KEY, max_retries=0, timeout=0.2
     ) as impatient:
-        started = time.monotonic()
-        with pytest.raises(openai.APITimeoutError):
+        with pytest.raises(openai.APITimeoutError):  # not the answer 5 s later
             ask(impatient, "slow")
-        assert time.monotonic() - started < 2
 
         # The abandoned slow answer does not block the next request.
         assert ask(impatient, "slow").choices[0].message.content == "in time"

@@ -104,7 +104,7 @@ def back(case: CaseArticle) -> Ask:
     """The provider is back: the primary answers the case's valid proposal."""
 
     async def ask(candidates: CandidateSet, rung: Rung, source: str) -> Answer:
-        return Answer(json.dumps(case.answers.hygiene_valid), [answered()], None)
+        return Answer(json.dumps(case.answers.hygiene_primary), [answered()], None)
 
     return ask
 

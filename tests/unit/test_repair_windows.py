@@ -16,7 +16,7 @@ from typing import cast
 
 import ftfy
 import wordfreq
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from article_runtime.harness.repairs import ReviewedRepair, review_repairs
@@ -24,7 +24,7 @@ from article_runtime.model.proposal import REPAIR_CATEGORIES, Repair, RepairCate
 from article_runtime.text.unicode_fix import unicode_fix
 
 LANGUAGES = ("en", "pt", "es", "fr", "de")
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+SETTINGS = settings(max_examples=300, deadline=None)
 
 
 @functools.cache

@@ -42,8 +42,9 @@ def scripted(case: CaseArticle) -> Callable[..., Any]:
         holds = case.scenario in ("primary", "enrich_terminal") or (
             rung == "runtime_fallback" and case.scenario == "fallback"
         )
+        valid = case.answers.hygiene_primary if rung == "runtime_primary" else None
         text = (
-            json.dumps(case.answers.hygiene_valid)
+            json.dumps(valid or case.answers.hygiene_fallback)
             if holds
             else json.dumps(case.answers.hygiene_invented_block)
             if rung == "runtime_primary"
@@ -116,13 +117,13 @@ def test_a_harness_change_is_reported_article_by_article(monkeypatch: pytest.Mon
     lines = replay_lines()
     # What the rule changes, scenario by scenario: a valid answer loses its last block (other
     # Markdown); the primary's answer that named an invented block last now holds, so those
-    # articles would take the primary path (the same blocks the fallback's answer and the
-    # deterministic path kept for these pages: the same Markdown).
+    # articles would take the primary path with the primary's selection (its last paragraph
+    # out: other Markdown), and its debris repair where the deterministic path had none.
     want = {
         "primary": (["markdown_hash"], "primary"),
         "enrich_terminal": (["markdown_hash"], "primary"),
-        "fallback": (["path"], "primary"),
-        "deterministic": (["path"], "primary"),
+        "fallback": (["path", "markdown_hash"], "primary"),
+        "deterministic": (["path", "repairs", "markdown_hash"], "primary"),
     }
     for case, one in zip(CASES, lines, strict=True):
         assert case.answers.hygiene_invented_block["kept_block_ids"][-1] not in {
@@ -134,8 +135,8 @@ def test_a_harness_change_is_reported_article_by_article(monkeypatch: pytest.Mon
     assert total["changes"] == {
         "outcome": 0,
         "path": sum(c.scenario in ("fallback", "deterministic") for c in CASES),
-        "repairs": 0,
-        "markdown_hash": sum(c.scenario in ("primary", "enrich_terminal") for c in CASES),
+        "repairs": sum(c.scenario == "deterministic" for c in CASES),
+        "markdown_hash": len(CASES),
     }
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from selectolax.lexbor import LexborHTMLParser
 
@@ -163,13 +161,12 @@ def test_broken_markup_keeps_text() -> None:
     assert [b.text for b in s.blocks] == ["one", "two", "threefour", "five"]
 
 
-def test_deep_nesting_is_refused_quickly() -> None:
+def test_deep_nesting_is_refused() -> None:
+    """How fast is measured by ``python -m bench.slow_pages`` (deep nesting classes)."""
     html = "<div>" * 50_000 + "x" + "</div>" * 50_000
-    started = time.process_time()
     with pytest.raises(InputError) as caught:
         check_depth(html)
     assert caught.value.reason == "html_too_deep"
-    assert time.process_time() - started < 0.5
 
 
 def test_walk_enforces_depth_too() -> None:

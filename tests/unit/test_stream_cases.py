@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -20,13 +19,16 @@ from article_runtime.enrichment.model import EnrichedArticle, EnrichmentFailure,
 from article_runtime.harness.pipeline import run_hygiene_harness
 from article_runtime.hygiene import hygiene_article
 from article_runtime.model import AssembledArticle, FeedMetadata
+from tests.commonmark import paragraph_texts as read_back
 from tests.llm_support import FALLBACK, PRIMARY, Recorder, config, run
-from tests.support.openai_server import Reply, ScriptedOpenAIServer, running_server
+from tests.support.openai_server import Reply, ScriptedOpenAIServer
 from tests.support.stream_cases import (
+    DEBRIS,
     NOT_JSON,
     SCENARIOS,
     CaseArticle,
     CaseResponder,
+    assembled,
     call_kind,
     expected,
     find_markers,
@@ -41,12 +43,6 @@ N = 24  # every scenario x language x topic pairing the cycle produces within th
 @pytest.fixture(scope="module")
 def cases() -> list[CaseArticle]:
     return make_articles(N)
-
-
-@pytest.fixture
-def server() -> Iterator[ScriptedOpenAIServer]:
-    with running_server() as scripted:
-        yield scripted
 
 
 def article_nodes(case: CaseArticle) -> tuple[LexborHTMLParser, list[str]]:
@@ -132,29 +128,49 @@ def test_find_markers_reads_whole_tokens() -> None:
 # -- hygiene answers ---------------------------------------------------------------------------
 
 
-def test_valid_hygiene_answers_pass_the_harness_and_keep_the_story(
+def test_each_path_assembles_its_own_article_and_the_page_says_which(
     cases: list[CaseArticle],
 ) -> None:
+    """The primary's answer (debris repaired, last paragraph out), the fallback's (debris
+    repaired, every paragraph) and the deterministic path (the page as written) give three
+    different articles, each the story as the test reads it from the page."""
     linked = figures = 0
     for case in cases:
-        answer = case.answers.hygiene_valid
-        assert contracts.first_violation(contracts.HYGIENE_OUTPUT, answer) is None
-        result = harness(case, answer)
-        assert result.report.valid, (case.article_id, result.report.reason)
-        article: AssembledArticle = result.article
-        assert article.title == case.title
         tree, paragraphs = article_nodes(case)
-        evidence = [b.text for b in build_enrichment_input(article, ENTITY).blocks]
+        assert sum(DEBRIS in p for p in paragraphs) == 1  # the defect the models repair
+        clean = [p.replace(DEBRIS, "") for p in paragraphs]
+        answers = case.answers
+        for path, answer, story in (
+            ("primary", answers.hygiene_primary, clean[:-1]),
+            ("fallback", answers.hygiene_fallback, clean),
+        ):
+            assert contracts.first_violation(contracts.HYGIENE_OUTPUT, answer) is None
+            result = harness(case, answer)
+            assert result.report.valid, (case.article_id, path, result.report.reason)
+            article: AssembledArticle = result.article
+            assert [r.category for r in article.repairs.applied] == ["unicode"], path
+            assert read_back(article.markdown) == story, (case.article_id, path)
+            assert article.markdown == assembled(case, path).markdown
+        deterministic = assembled(case, "deterministic")
+        assert read_back(deterministic.markdown) == paragraphs  # debris and all
+        assert (
+            len(
+                {assembled(case, p).markdown for p in ("primary", "fallback")}
+                | {deterministic.markdown}
+            )
+            == 3
+        )
+        assert read_back(expected(case).markdown) == list(expected(case).paragraphs)
+        evidence = [b.text for b in build_enrichment_input(deterministic, ENTITY).blocks]
         assert evidence == paragraphs, case.article_id  # the story, whole, in order
         for boilerplate in ("Mais lidas", "Most read", "newsletter", "©"):
-            assert boilerplate not in article.markdown
-        assert expected(case).markdown == article.markdown
+            assert boilerplate not in deterministic.markdown
         links = tree.css("article.story > p:not(.byline) a")
         for link in links:  # inline links survive as links
-            assert f"[{link.text()}](https://www." in article.markdown
+            assert f"[{link.text()}](https://www." in deterministic.markdown
         images = tree.css("article figure img")
         for image in images:
-            assert f"]({image.attributes.get('src')})" in article.markdown
+            assert f"]({image.attributes.get('src')})" in deterministic.markdown
         linked += bool(links)
         figures += bool(images)
     assert linked and figures  # some pages have inline links, some a captioned image
@@ -175,8 +191,7 @@ def test_invalid_hygiene_answers_fail_the_harness_for_the_intended_reason(
 
 def test_enrichment_answers_validate_against_every_article(cases: list[CaseArticle]) -> None:
     for case in cases:
-        article = harness(case, case.answers.hygiene_valid).article
-        inp = build_enrichment_input(article, ENTITY)
+        inp = build_enrichment_input(case.answers.article, ENTITY)
         answers = case.answers
         verdict = validate_enrichment(answers.enrichment_valid, inp)
         assert verdict.report.valid, (case.article_id, verdict.report)

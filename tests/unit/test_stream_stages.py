@@ -11,7 +11,7 @@ import asyncio
 import copy
 import json
 import zlib
-from collections.abc import Callable, Coroutine, Iterator, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, cast
 
 import pytest
@@ -48,8 +48,8 @@ from streams.service.wiring import Emit
 from streams.worker.views import summed
 from tests import factories
 from tests.llm_support import FALLBACK, PRIMARY, Recorder, config, run
-from tests.support.openai_server import Reply, ScriptedOpenAIServer, Status, running_server
-from tests.support.stream_cases import CaseArticle, expected, make_articles
+from tests.support.openai_server import Reply, ScriptedOpenAIServer, Status
+from tests.support.stream_cases import CaseArticle, assembled, expected, make_articles
 from tests.unit.ladder_stages import LadderStages, WriteCounting
 from tests.unit.stream_helpers import AT, CODEC, enriched_for, on_wire, only, sha256, wire, wired
 
@@ -168,12 +168,6 @@ def settled_records(out: Sequence[tuple[Topic, dict[str, Any]]]) -> list[dict[st
     return [{k: v for k, v in record.items() if k not in times} for _, record in out]
 
 
-@pytest.fixture
-def server() -> Iterator[ScriptedOpenAIServer]:
-    with running_server() as scripted:
-        yield scripted
-
-
 # -- candidates --------------------------------------------------------------------------------
 
 
@@ -224,7 +218,7 @@ def test_without_models_the_ladder_is_a_deterministic_proposal_judged_by_assembl
         [],
     )
     assert article["path"] == "deterministic"
-    assert article["markdown"] == expected(case).markdown
+    assert article["markdown"] == assembled(case, "deterministic").markdown
     assert roles_and_reasons(article["attempts"]) == [("deterministic", "ok", None)]
     assert article["prompt"] is None  # no model's answer
     assert article["hashes"]["source_html"] == sha256(case.html)
@@ -240,7 +234,7 @@ def test_without_models_the_ladder_is_a_deterministic_proposal_judged_by_assembl
 def test_a_valid_primary_answer_is_proposed_verbatim_then_assembled_and_never_paid_twice(
     case: CaseArticle, server: ScriptedOpenAIServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    reply = Reply(case.answers.hygiene_valid, prompt_tokens=1000, completion_tokens=250)
+    reply = Reply(case.answers.hygiene_primary, prompt_tokens=1000, completion_tokens=250)
     server.script(PRIMARY, reply)
     stage = Hygiene(Recorder().runtime(config(monkeypatch, server.base_url)))
 
@@ -313,7 +307,7 @@ def test_the_ladder_steps_down_to_the_deterministic_path_with_each_attempt_once(
         ARTICLE_ASSEMBLED.name,
     ]
     (_, first), (_, invalid), (_, second), (_, failed), (_, article) = out
-    assert first["answer"] == json.dumps(case.answers.hygiene_invented_block)
+    assert json.loads(first["answer"]) == case.answers.hygiene_invented_block
     # The primary's answer named a block the page lacks: the harness refused it, and the
     # event carries the candidate set the fallback model is asked with.
     assert (invalid["stage"], invalid["kind"], invalid["reason"], invalid["next_attempt"]) == (
@@ -337,7 +331,7 @@ def test_the_ladder_steps_down_to_the_deterministic_path_with_each_attempt_once(
     assert invalid["origin"] == {"topic": "article.ingested", "partition": 1, "offset": 17}
     assert failed["origin"] == invalid["origin"]
     assert article["path"] == "deterministic"
-    assert article["markdown"] == expected(case).markdown
+    assert article["markdown"] == assembled(case, "deterministic").markdown
     assert article["hashes"]["source_html"] == sha256(case.html)
     assert roles_and_reasons(article["attempts"]) == [
         ("runtime_primary", "invalid", "unknown_block_id"),
@@ -393,7 +387,7 @@ def test_a_slow_older_version_changes_nothing_once_a_newer_one_settled(case: Cas
         page = case if candidates == case.answers.candidates else other
         if page is case:
             await released.wait()
-        return Answer(json.dumps(page.answers.hygiene_valid), [answered()], None)
+        return Answer(json.dumps(page.answers.hygiene_primary), [answered()], None)
 
     stage = Hygiene(has_models=True, ask=slow_for_v1)
     v2 = {**ingested(other), "article_id": case.article_id}
@@ -408,7 +402,7 @@ def test_a_slow_older_version_changes_nothing_once_a_newer_one_settled(case: Cas
     asyncio.run(race())
     settled = [r for t, r in stage.out if t is not ARTICLE_PROPOSAL]
     assert [(r["version"]["ingested_offset"], r["markdown"]) for r in settled] == [
-        (18, expected(other).markdown)
+        (18, assembled(other, "primary").markdown)
     ]
     assert stage.table[case.article_id]["version"]["ingested_offset"] == 18
     assert stage.asked == 2  # v1's answer was paid for; it came too late to be proposed
@@ -439,7 +433,7 @@ def test_a_redrive_runs_the_ladder_again_for_its_version_once(case: CaseArticle)
 
     # The provider is back: the redrive runs the ladder from the primary, numbered after it.
     async def back(candidates: CandidateSet, rung: Rung, source: str) -> Answer:
-        return Answer(json.dumps(case.answers.hygiene_valid), [answered()], None)
+        return Answer(json.dumps(case.answers.hygiene_primary), [answered()], None)
 
     ended._ask = back
     candidates = build_candidates(case.html, url=case.url)
@@ -449,7 +443,7 @@ def test_a_redrive_runs_the_ladder_again_for_its_version_once(case: CaseArticle)
     assert topics_of(out) == [ARTICLE_PROPOSAL.name, ARTICLE_ASSEMBLED.name]
     proposal, article = (record for _, record in out)
     assert (proposal["redrive"], proposal["attempt"]) == (50, 4)
-    assert article["markdown"] == expected(case).markdown
+    assert article["markdown"] == assembled(case, "primary").markdown
     assert article["hashes"]["source_html"] == sha256(case.html)  # from the retry context
     state = ended.table[case.article_id]
     assert (state["redrive"], state["attempt"]) == (50, 4)
@@ -474,7 +468,7 @@ def test_a_state_an_earlier_release_wrote_is_left_as_it_is(case: CaseArticle) ->
 
 def test_a_held_answer_is_proposed_again_only_with_the_set_it_chose_from(case: CaseArticle) -> None:
     async def valid(candidates: CandidateSet, rung: Rung, source: str) -> Answer:
-        return Answer(json.dumps(case.answers.hygiene_valid), [answered()], None)
+        return Answer(json.dumps(case.answers.hygiene_primary), [answered()], None)
 
     builds = [candidates_of(ingested(case), at=INGESTED_AT), newsletter_only({}, INGESTED_AT)]
     stage = Hygiene(has_models=True, ask=valid, build=lambda record, at: builds.pop(0))
@@ -1001,7 +995,7 @@ def test_the_lineage_lists_each_attempt_once_and_names_each_version(
 ) -> None:
     async def fallback_holds(candidates: CandidateSet, rung: Rung, source: str) -> Answer:
         good = rung == "runtime_fallback"
-        answer = case.answers.hygiene_valid if good else case.answers.hygiene_invented_block
+        answer = case.answers.hygiene_primary if good else case.answers.hygiene_invented_block
         role: Any = rung
         call = AttemptRecord(call=HYGIENE_CALL, role=role, outcome="ok",
                              model=FALLBACK if good else PRIMARY)  # fmt: skip

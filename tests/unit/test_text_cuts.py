@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import itertools
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from article_runtime.text.cuts import cut_after, cut_before, is_cut
 from article_runtime.text.segments import graphemes, segments
 
-SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+SETTINGS = settings(max_examples=400, deadline=None)
 
 TRICKY = (
     "a",

@@ -1,7 +1,7 @@
 """Quoted spans pair by flanking and category, across quoting conventions."""
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from article_runtime.text import word_tokens
@@ -67,7 +67,7 @@ PIECES = (
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=300, deadline=None)
 @given(
     st.one_of(
         st.lists(st.sampled_from(PIECES), max_size=30).map("".join),

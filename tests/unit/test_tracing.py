@@ -5,14 +5,15 @@ from __future__ import annotations
 import json
 import logging
 import socket
-import statistics
 import threading
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import hypothesis
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from langfuse import LangfuseOtelSpanAttributes as A
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -22,6 +23,7 @@ from pydantic import BaseModel
 import article_runtime.tracing as tracing
 from article_runtime.llm.records import AttemptRecord, GenerationRecord, ValidationSummary
 from article_runtime.tracing import REDACTED, LangfuseTracer, NullTracer, Redactor, Tracer
+from article_runtime.tracing.generation import generation_fields
 from article_runtime.tracing.masking import env_secrets, is_sensitive_key
 
 PLANTED = "sk-planted-0123456789"
@@ -342,23 +344,149 @@ def test_secret_values_are_replaced_everywhere() -> None:
     assert redactor(data={"k": "sk-abcdefgh"}) == {"k": "[REDACTED]"}
 
 
+def nested(leaf: Any, shapes: list[str]) -> Any:
+    """``leaf`` wrapped in one container per shape, outermost first."""
+    for shape in reversed(shapes):
+        if shape == "dict":
+            leaf = {"level": leaf, "sibling": 1}
+        elif shape == "list":
+            leaf = [0, leaf]
+        elif shape == "tuple":
+            leaf = ("x", leaf)
+        else:
+            leaf = Wrapper(inner=leaf)
+    return leaf
+
+
+class Wrapper(BaseModel):
+    inner: Any
+
+
+def deep_leaf() -> dict[str, Any]:
+    """A secret value and a credential key's value that no secret list names."""
+    return {"note": f"saw {PLANTED}", "Authorization": "authz-deep-value", "n": 1}
+
+
+@given(st.lists(st.sampled_from(["dict", "list", "tuple", "model"]), max_size=90))
+def test_no_secret_survives_at_any_depth(shapes: list[str]) -> None:
+    """Masking stops descending at a depth limit: what lies deeper goes as a whole, masked,
+    never raw. Depths on both sides of the limit, through every kind of container."""
+    hypothesis.target(float(len(shapes)))
+    hypothesis.event("deeper than 40" if len(shapes) > 40 else "40 or shallower")
+    out = json.dumps(Redactor([PLANTED]).scrub(nested(deep_leaf(), shapes)))
+    assert PLANTED not in out
+    assert "authz-deep-value" not in out
+    if len(shapes) <= 8:  # shallow data is masked, not thrown away
+        assert f"saw {REDACTED}" in out
+
+
+def test_a_secret_nested_past_the_depth_limit_is_masked_in_answer_and_metadata() -> None:
+    """Where a generation's answer and metadata are masked (the Langfuse SDK cuts deep values
+    at its own depth later, which this must not rely on)."""
+    shapes = ["dict", "list"] * 40  # 80 levels: well past any depth masking descends to
+    record = generation(
+        answer={"keep": ["b1"], "deep": nested(deep_leaf(), shapes)},
+        validation=ValidationSummary(
+            schema_valid=True, repairs_applied=[{"op": "x", "deep": nested(deep_leaf(), shapes)}]
+        ),
+    )
+
+    fields = generation_fields(record, Redactor([PLANTED]))
+
+    for masked in (fields.output, fields.metadata):
+        text = json.dumps(masked)
+        assert PLANTED not in text
+        assert "authz-deep-value" not in text
+        assert REDACTED in text
+    assert fields.output["keep"] == ["b1"]  # above the limit the answer is kept as it was
+    assert fields.metadata["repairs_applied"][0]["op"] == "x"
+
+
+def test_cycles_and_nesting_past_the_recursion_limit_come_out_masked() -> None:
+    """The depth limit is what keeps masking from recursing forever on a cycle or past
+    Python's recursion limit: it must cut, and what it cuts must not leak."""
+    cycle: list[Any] = [f"saw {PLANTED}"]
+    cycle.append(cycle)
+    loop: dict[str, Any] = {"note": PLANTED}
+    loop["self"] = loop
+    very_deep = nested(deep_leaf(), ["list"] * 5000)
+    for data in (cycle, loop, very_deep):
+        text = json.dumps(Redactor([PLANTED]).scrub(data))
+        assert PLANTED not in text
+        assert "authz-deep-value" not in text
+        assert REDACTED in text
+
+
+class LangfuseMedia:
+    """An impostor: named like the SDK's media placeholder, from another module."""
+
+    def __str__(self) -> str:
+        return f"media holding {PLANTED}"
+
+
+def test_only_the_sdks_own_media_placeholder_passes_unmasked() -> None:
+    from langfuse.api import MediaContentType
+    from langfuse.media import LangfuseMedia as SdkMedia
+
+    redactor = Redactor([PLANTED])
+    media = SdkMedia(content_bytes=b"\x89PNG", content_type=MediaContentType("image/png"))
+    assert redactor.scrub({"image": media})["image"] is media  # a reference, not text
+    assert redactor.scrub([LangfuseMedia()]) == [f"media holding {REDACTED}"]
+
+
 def test_env_secrets_by_name_suffix_and_length() -> None:
     env = {
         "OPENAI_API_KEY": "sk-openai-123456",
         "LANGFUSE_SECRET_KEY": "sk-lf-12345678",
         "GITHUB_TOKEN": "ghp_123456789",
         "SHORT_API_KEY": "1234567",
+        "EDGE_TOKEN": "12345678",  # exactly the minimum length: a secret
         "PROMPT_TOKENS": "12345678901",  # suffix is _TOKENS, not _TOKEN
         "HOME": "/root/secret-home",
     }
 
-    assert sorted(env_secrets(env)) == ["ghp_123456789", "sk-lf-12345678", "sk-openai-123456"]
+    assert sorted(env_secrets(env)) == [
+        "12345678",
+        "ghp_123456789",
+        "sk-lf-12345678",
+        "sk-openai-123456",
+    ]
 
 
 # --- never slow, never failing ---------------------------------------------------------------
 
 
-def test_unreachable_host_record_is_fast_and_flush_is_bounded() -> None:
+@pytest.fixture
+def sockets_used(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The IDs of the threads that open or write a socket while the test runs."""
+    used: list[int] = []
+    for name in ("connect", "connect_ex", "send", "sendall"):
+        original = getattr(socket.socket, name)
+
+        def noting(self: socket.socket, *args: Any, _original: Any = original) -> Any:
+            used.append(threading.get_ident())
+            return _original(self, *args)
+
+        monkeypatch.setattr(socket.socket, name, noting)
+    return used
+
+
+def flush_returns(tracer: LangfuseTracer) -> bool:
+    """Whether ``flush`` returns at all (on a thread given far longer than one export's
+    deadline): a liveness check, not a speed claim."""
+    done = threading.Event()
+
+    def flush() -> None:
+        tracer.flush()
+        done.set()
+
+    threading.Thread(target=flush, daemon=True).start()
+    return done.wait(60)
+
+
+def test_recording_makes_no_network_call_and_flush_returns_with_the_host_unreachable(
+    sockets_used: list[int],
+) -> None:
     tracer = LangfuseTracer(
         public_key=f"pk-test-{uuid.uuid4().hex}",
         secret_key=LANGFUSE_SECRET,
@@ -368,23 +496,21 @@ def test_unreachable_host_record_is_fast_and_flush_is_bounded() -> None:
     )
     try:
         record = generation(context=[{"role": "user", "content": "x" * 20_000}])
-        timings = []
         for _ in range(50):
-            started = time.perf_counter()
             tracer.record(record)
-            timings.append(time.perf_counter() - started)
-        started = time.perf_counter()
-        tracer.flush()
-        flush_s = time.perf_counter() - started
+        recording = list(sockets_used)
+        assert flush_returns(tracer)
     finally:
         tracer.shutdown()
 
-    # Generous bounds (CI machines are noisy): a blocking export would cost the 1 s deadline.
-    assert statistics.median(timings) < 0.1
-    assert flush_s < 3.0
+    # The export runs on the SDK's own thread: nothing on the caller's path touches a socket.
+    assert threading.get_ident() not in recording
+    assert sockets_used, "the flush did try to export"  # else the check above proves nothing
 
 
-def test_silent_host_flush_is_bounded_by_the_export_timeout() -> None:
+def test_a_silent_host_neither_blocks_recording_nor_keeps_flush_from_returning(
+    sockets_used: list[int],
+) -> None:
     with socket.socket() as silent:  # accepts connections, never answers
         silent.bind(("127.0.0.1", 0))
         silent.listen(8)
@@ -397,17 +523,14 @@ def test_silent_host_flush_is_bounded_by_the_export_timeout() -> None:
             environ={},
         )
         try:
-            started = time.perf_counter()
             tracer.record(generation())
-            record_s = time.perf_counter() - started
-            started = time.perf_counter()
-            tracer.flush()
-            flush_s = time.perf_counter() - started
+            recording = list(sockets_used)
+            assert flush_returns(tracer)  # bounded by the export deadline, not the host
         finally:
             tracer.shutdown()
 
-    assert record_s < 0.05
-    assert flush_s < 2.5  # one export deadline (1 s), plus at most one in flight
+    assert threading.get_ident() not in recording
+    assert sockets_used
 
 
 def test_shutdown_stops_threads_and_the_same_key_records_again(make_tracer: MakeTracer) -> None:
