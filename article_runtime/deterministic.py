@@ -13,6 +13,8 @@ precision on news pages; the union beats both once each side's typical mistakes 
 - a quote whose container's links all lead to other sites is an embedded post (a tweet, a
   social card), not the article's own text (WCXB and the multilingual samples leave them out;
   AEB keeps them: -0.003 F1 there);
+- a kept block repeating an earlier kept block's text in another container is a layout
+  copy and goes; a repeat inside the same container (a refrain, a repeated step) stays;
 - the title is the article's field (the chosen metadata candidate), so a block repeating it
   is not repeated in the body; nor is a heading repeating the chosen subtitle (a standfirst
   laid out as a paragraph stays: both benchmarks count it as body text).
@@ -120,7 +122,23 @@ def kept_blocks(
             chosen = key != title_key and (block.type != "heading" or key != subtitle_key)
         if chosen:
             keep.append(block)
-    return keep
+    return _without_layout_copies(keep)
+
+
+def _without_layout_copies(keep: Sequence[Block]) -> list[Block]:
+    """``keep`` less each block repeating the text of an earlier kept block in another
+    container: a layout copy (a responsive duplicate, a sticky headline, a teaser of the same
+    story). A repeat inside the first one's container stays: a recipe's repeated step, a
+    refrain, a list's repeated instruction (the candidate set keeps every repeat, so this
+    choice is the selection's). Measured: wcxb F1 0.9440 keeping every repeat, 0.9459
+    dropping every one, 0.9467 this way (aeb 0.9612, 0.9617, 0.9639)."""
+    first_container: dict[str, str] = {}
+    out: list[Block] = []
+    for block in keep:
+        container = first_container.setdefault(block.text, block.container_id)
+        if container == block.container_id:
+            out.append(block)
+    return out
 
 
 def _site(url: str | None) -> str | None:

@@ -148,3 +148,17 @@ def test_quotes_linking_only_to_other_sites_are_embedded_posts() -> None:
         "b3",
         "b4",
     ]
+
+
+def test_repeats_stay_in_their_container_and_layout_copies_go() -> None:
+    """A refrain or a repeated step inside the article's container is kept each time; the
+    same text again in another container (a responsive copy, a sticky headline) is not."""
+    step = "Stir the sauce for two minutes, then taste it."
+    blocks = [
+        _block(1, "Heat the pan and add the oil.", ["trafilatura", "dom"], "list_item"),
+        _block(2, step, ["trafilatura", "dom"], "list_item"),
+        _block(3, "Add the tomatoes and the salt.", ["trafilatura", "dom"], "list_item"),
+        _block(4, step, ["trafilatura", "dom"], "list_item"),
+        _block(5, step, ["trafilatura", "dom"], "list_item", "c2"),
+    ]
+    assert [b.id for b in kept_blocks(blocks)] == ["b1", "b2", "b3", "b4"]
