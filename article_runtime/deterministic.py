@@ -40,6 +40,7 @@ from article_runtime.harness.assemble import assemble
 from article_runtime.harness.steps import content_shortfall
 from article_runtime.model.candidates import Block, CandidateSet, LinkCandidate, MetadataCandidate
 from article_runtime.model.proposal import HygieneProposal
+from article_runtime.title_choice import choose_title
 
 __all__ = ["deterministic_proposal", "kept_blocks"]
 
@@ -187,13 +188,14 @@ def _enough(candidates: CandidateSet, proposal: HygieneProposal, kept: list[Bloc
 
 
 def deterministic_proposal(candidates: CandidateSet) -> HygieneProposal:
-    """First usable metadata candidates, kept blocks, their links and the images between them.
+    """The title ``choose_title`` takes, the first usable subtitle and author, kept blocks,
+    their links and the images between them.
 
     Raises:
         NoValidProposal: ``no_title_candidate`` when no title candidate has any text.
     """
     meta = candidates.metadata_candidates
-    title = _first_usable(meta.title)
+    title = choose_title(meta.title)
     if title is None:
         raise NoValidProposal("no_title_candidate", "the page offers no title to choose")
     subtitle = _first_usable(meta.subtitle)
