@@ -162,3 +162,24 @@ def test_repeats_stay_in_their_container_and_layout_copies_go() -> None:
         _block(5, step, ["trafilatura", "dom"], "list_item", "c2"),
     ]
     assert [b.id for b in kept_blocks(blocks)] == ["b1", "b2", "b3", "b4"]
+
+
+def test_a_quotation_citing_another_site_inside_its_text_stays() -> None:
+    """A pull quote linking its source in the middle of its text is no embedded post."""
+    body = _block(1, "The report was published on Monday.", ["trafilatura", "dom"])
+    quote = _block(
+        2,
+        "Prices rose by 4% according to the survey, its authors said.",
+        ["trafilatura", "dom"],
+        "quote",
+        "c2",
+    )
+    cited = LinkCandidate(
+        id="l1",
+        text="the survey",
+        href="https://stats.example.com/survey",
+        block_id="b2",
+        start=quote.text.index("the survey"),
+    )
+    kept = kept_blocks([body, quote], [cited], site="news.example.org")
+    assert [b.id for b in kept] == ["b1", "b2"]
