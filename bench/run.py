@@ -195,6 +195,7 @@ class Tally:
     seg_ceiling: metrics.Segments = field(default_factory=metrics.Segments)
     seg_det: metrics.Segments = field(default_factory=metrics.Segments)
     seg_md: metrics.Segments = field(default_factory=metrics.Segments)
+    seg_read: metrics.Segments = field(default_factory=metrics.Segments)
     seg_traf: metrics.Segments = field(default_factory=metrics.Segments)
     # metadata: the deterministic path's choice, and whether any candidate was right
     title: list[bool] = field(default_factory=list)
@@ -257,6 +258,7 @@ class Outcome:
     kept: str
     markdown: str | None
     ms: float
+    heads: str = ""  # the article's title and subtitle fields, one a line
 
 
 def _deterministic(cs: CandidateSet, page: Page, t: Tally) -> Outcome:
@@ -279,7 +281,9 @@ def _deterministic(cs: CandidateSet, page: Page, t: Tally) -> Outcome:
     if result.article is None:
         t.lose(result.report.reason or "invalid")
         return Outcome(proposal, kept, None, ms_proposal + ms_harness)
-    return Outcome(proposal, kept, result.article.markdown, ms_proposal + ms_harness)
+    article = result.article
+    heads = "\n".join(h for h in (article.title, article.subtitle) if h)
+    return Outcome(proposal, kept, article.markdown, ms_proposal + ms_harness, heads)
 
 
 def run_page(set_name: str, page: Page, t: Tally) -> None:
@@ -330,6 +334,8 @@ def run_page(set_name: str, page: Page, t: Tally) -> None:
         t.seg_ceiling.add(metrics.segment_counts("\n".join(blocks[i] for i in best), *segments))
         t.seg_det.add(metrics.segment_counts(det_text, *segments))
         t.seg_md.add(metrics.segment_counts(md_text, *segments))
+        read = f"{outcome.heads}\n{md_text}"
+        t.seg_read.add(metrics.segment_counts(read, *segments))
         t.seg_traf.add(metrics.segment_counts(traf_text, *segments))
 
 
@@ -384,6 +390,7 @@ def table(results: dict[str, Tally], counts: dict[str, int]) -> str:
         ("segment F1 (P R): ID-selection ceiling", lambda s, t: _segments(t.seg_ceiling)),
         ("segment F1 (P R): deterministic kept", lambda s, t: _segments(t.seg_det)),
         ("segment F1 (P R): deterministic Markdown", lambda s, t: _segments(t.seg_md)),
+        ("... title, subtitle and Markdown", lambda s, t: _segments(t.seg_read)),
         ("segment F1 (P R): trafilatura", lambda s, t: _segments(t.seg_traf)),
         ("with[] pass: all blocks", lambda s, t: _rate(t.with_all)),
         ("with[] pass: deterministic", lambda s, t: _rate(t.with_det)),
