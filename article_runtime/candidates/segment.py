@@ -16,7 +16,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from article_runtime.candidates.depth import MAX_DEPTH
 from article_runtime.candidates.images import image_url
-from article_runtime.candidates.textbuf import Span, TextBuffer, visible_text
+from article_runtime.candidates.textbuf import Span, TextBuffer
 from article_runtime.candidates.urls import absolute_url, document_base
 from article_runtime.errors import InputError
 from article_runtime.model.candidates import BlockType
@@ -207,7 +207,7 @@ def _data_table(node: LexborNode) -> list[list[str]] | None:
         return None
     rows: list[list[str]] = []
     for row in node.css("tr"):
-        cells = [visible_text(cell.text(deep=True)) for cell in row.css("td, th")]
+        cells = [" ".join(cell.text(deep=True).split()) for cell in row.css("td, th")]
         if any(cells):
             rows.append(cells)
     return rows
@@ -315,7 +315,7 @@ class _Walker:
             frame.kind = "figure_caption"
         elif tag == "figure":
             caption = node.css_first("figcaption")
-            frame.caption = visible_text(caption.text(deep=True)) if caption else ""
+            frame.caption = " ".join(caption.text(deep=True).split()) if caption else ""
         return frame
 
     def start(self, node: LexborNode, tag: str | None, depth: int) -> _Opens:

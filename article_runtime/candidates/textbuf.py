@@ -8,13 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-_SOFT_HYPHEN = "\u00ad"
-
-
-def visible_text(raw: str) -> str:
-    """``raw`` as ``TextBuffer`` would build it: whitespace collapsed, soft hyphens out."""
-    return " ".join(raw.replace(_SOFT_HYPHEN, "").split())
-
 
 @dataclass(slots=True)
 class Span:
@@ -37,14 +30,7 @@ class TextBuffer:
     spans: list[Span] = field(default_factory=list)
 
     def add(self, chunk: str) -> None:
-        """Append raw text; runs of whitespace become one space, ends are trimmed later.
-
-        Soft hyphens go: a hyphenation hint, invisible unless a line breaks there, which
-        hyphenating page builders put inside every long word (``Ge\xadmein\xadschaft``), so
-        that the word would match nothing a reader types or a tag cites.
-        """
-        if _SOFT_HYPHEN in chunk:
-            chunk = chunk.replace(_SOFT_HYPHEN, "")
+        """Append raw text; runs of whitespace become one space, ends are trimmed later."""
         words = chunk.split()
         if not words:
             self.need_space = self.need_space or bool(chunk)

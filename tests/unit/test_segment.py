@@ -119,23 +119,6 @@ def test_noscript_text_is_read() -> None:
     assert [b.text for b in s.blocks] == ["The whole post, for readers without JS."]
 
 
-def test_soft_hyphens_are_left_out_and_links_still_land() -> None:
-    """A hyphenating page builder's U+00AD inside words: the words read whole (in tables and
-    captions too), and link offsets still point at the anchor text; code stays verbatim."""
-    shy = "\u00ad"
-    s = seg(
-        f"<p>Ge{shy}mein{shy}schaft und <a href='/w'>Wein{shy}bau</a> heute</p>"
-        f"<table><tr><td>Ta{shy}belle</td><td>1</td></tr></table>"
-        f"<figure><img src='/a.jpg'><figcaption>Bild{shy}text</figcaption></figure>"
-        f"<pre>co{shy}de</pre>"
-    )
-    texts = [b.text for b in s.blocks]
-    assert texts == ["Gemeinschaft und Weinbau heute", "Tabelle 1", "Bildtext", f"co{shy}de"]
-    (link,) = s.links
-    assert texts[0][link.start : link.start + len(link.text)] == link.text == "Weinbau"
-    assert s.images[0].caption == "Bildtext"
-
-
 def test_links_resolve_against_base_and_drop_scripts() -> None:
     s = seg(
         "<p><a href='rel/page'>a</a> <a href='javascript:void(0)'>b</a> <a href='#top'>c</a> "
