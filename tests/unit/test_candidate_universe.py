@@ -29,7 +29,7 @@ _SPACE = st.sampled_from([" ", "  ", "\n", "\t ", " \n  "])
 def _sentence(draw: st.DrawFn) -> tuple[str, str]:
     """(the block's expected text, its HTML): words with white space, inline markup and
     soft hyphens between letters."""
-    words = draw(st.lists(_WORD, min_size=5, max_size=14))
+    words = draw(st.lists(_WORD, min_size=5, max_size=14).filter(lambda w: len(" ".join(w)) >= 30))
     for n, word in enumerate(words):
         if draw(st.booleans()) and len(word) > 3:  # kept as written: a unicode repair's job
             cut = draw(st.integers(1, len(word) - 1))
