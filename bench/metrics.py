@@ -185,3 +185,78 @@ def markdown_text(markdown: str, *, images: bool = True) -> str:
         elif token.type in ("fence", "code_block", "html_block"):
             lines.append(token.content)
     return "\n".join(lines)
+
+
+# --- trafilatura's evaluation convention (te-dev) ------------------------------------------
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+@dataclass
+class Segments:
+    """Segment counts over pages: ``with`` segments found and missed, ``without`` found."""
+
+    found: int = 0
+    missed: int = 0
+    unwanted: int = 0
+
+    def add(self, other: Segments) -> None:
+        self.found += other.found
+        self.missed += other.missed
+        self.unwanted += other.unwanted
+
+    def prf(self) -> PRF:
+        """trafilatura's figures: precision over the segments found of either kind, recall
+        over the ``with`` segments, F1 of the two."""
+        return _prf(self.found, self.found + self.unwanted, self.found + self.missed)
+
+
+def segment_counts(text: str, with_: Sequence[str], without: Sequence[str]) -> Segments:
+    """Per segment, whitespace-normalised containment in ``text`` (case kept, as
+    trafilatura's own evaluation does)."""
+    hay = _squash(text)
+    wanted = [s for s in (_squash(w) for w in with_) if s]
+    found = sum(s in hay for s in wanted)
+    unwanted = sum(s in hay for s in (_squash(w) for w in without) if s)
+    return Segments(found, len(wanted) - found, unwanted)
+
+
+def _window(squashed: Sequence[str], target: str) -> tuple[int, int] | None:
+    """The shortest run of consecutive blocks whose joined text holds ``target``."""
+    best: tuple[int, int] | None = None
+    for i, first in enumerate(squashed):
+        if not first:
+            continue
+        joined, rest = first, 0
+        for j in range(i, len(squashed)):
+            if j > i and squashed[j]:
+                joined = f"{joined} {squashed[j]}"
+                rest += len(squashed[j]) + 1
+            if target in joined:
+                if best is None or j - i < best[1] - best[0]:
+                    best = (i, j)
+                break
+            if rest >= len(target):  # a match starting in block i would have ended by now
+                break
+    return best
+
+
+def segment_oracle(
+    block_texts: Sequence[str], with_: Sequence[str], without: Sequence[str]
+) -> list[int]:
+    """A selection of whole blocks for trafilatura's segment metric: for each ``with``
+    segment the shortest run of blocks holding it, kept unless it brings in more ``without``
+    segments than ``with`` ones. A real selection, so its score is reachable (a lower bound
+    of the best one). Returns indices in document order."""
+    squashed = [_squash(t) for t in block_texts]
+    runs = {w for w in (_window(squashed, _squash(s)) for s in with_ if s.strip()) if w}
+    chosen: set[int] = set()
+    for first, last in sorted(runs):
+        trial = chosen | set(range(first, last + 1))
+        before = segment_counts("\n".join(block_texts[i] for i in sorted(chosen)), with_, without)
+        after = segment_counts("\n".join(block_texts[i] for i in sorted(trial)), with_, without)
+        if after.found - before.found > after.unwanted - before.unwanted:
+            chosen = trial
+    return sorted(chosen)

@@ -1,7 +1,9 @@
 """Side-by-side benchmark of the candidates, the deterministic path and trafilatura.
 
-Run: ``.venv/bin/python -m bench.run [--limit N] [--sets wcxb,aeb,multi,samples]``. Prints one
-table. Data is read in place from ``../shared`` (bench/README.md); nothing is copied.
+Run: ``.venv/bin/python -m bench.run [--limit N] [--sets wcxb,aeb,multi,te-dev,samples]``.
+Prints one table. Data is read in place from ``../shared`` (bench/README.md); nothing is copied.
+Sets with ``with``/``without`` segments are also scored by trafilatura's own convention
+(``metrics.segment_counts``), with the best selection of our blocks beside it.
 
 The deterministic path is scored twice with the benchmarks' own metrics: on its kept blocks'
 text (the selection) and on the Markdown users receive, read as plain text by a CommonMark
@@ -22,9 +24,11 @@ from pathlib import Path
 from typing import Any
 
 import trafilatura
+from selectolax.lexbor import LexborHTMLParser
 
 from article_runtime.candidates import build_candidates
 from article_runtime.candidates.decode import decode_html
+from article_runtime.candidates.metadata import published_candidates
 from article_runtime.contracts import strict_wire_schema, wire_schema
 from article_runtime.deterministic import deterministic_proposal
 from article_runtime.errors import InputError, NoValidProposal
@@ -34,12 +38,14 @@ from article_runtime.llm.prompts import load_prompt
 from article_runtime.llm.providers import ProviderSpec
 from article_runtime.llm.render import context_text, hygiene_messages, split_prefix
 from article_runtime.model.candidates import CandidateSet
+from article_runtime.model.proposal import HygieneProposal
 from article_runtime.tokens import TOKENIZER, count_tokens
 from bench import metrics
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 WCXB = SHARED / "bench" / "wcxb-dev-articles"
 AEB = SHARED / "bench" / "aeb"
+TE_DEV = SHARED / "bench" / "te-dev"
 MULTI = SHARED / "samples-multilingual"
 SAMPLES = Path(__file__).resolve().parents[1] / "samples"
 
@@ -85,6 +91,15 @@ def multi_pages(limit: int | None) -> Iterator[Page]:
         yield Page(item["file"], raw, url, None, item, tuple(item["with"]), tuple(item["without"]))
 
 
+def te_dev_pages(limit: int | None) -> Iterator[Page]:
+    """trafilatura's evaluation pages, development half: segments only (no metadata)."""
+    data = json.loads((TE_DEV / "evaldata.json").read_text(encoding="utf-8"))
+    for key, item in sorted(data.items())[:limit]:
+        raw = gzip.decompress((TE_DEV / "html" / f"{item['file']}.gz").read_bytes())
+        url = key if key.startswith(("http://", "https://")) else None
+        yield Page(item["file"], raw, url, None, {}, tuple(item["with"]), tuple(item["without"]))
+
+
 def sample_pages(limit: int | None) -> Iterator[Page]:
     """The bundled samples: no truth here, so only articles lost and CPU."""
     for path in sorted(SAMPLES.glob("*.html*"))[:limit]:
@@ -96,6 +111,7 @@ SETS: dict[str, Callable[[int | None], Iterator[Page]]] = {
     "wcxb": wcxb_pages,
     "aeb": aeb_pages,
     "multi": multi_pages,
+    "te-dev": te_dev_pages,
     "samples": sample_pages,
 }
 
@@ -185,9 +201,18 @@ class Tally:
     with_traf: list[int] = field(default_factory=lambda: [0, 0])
     without_traf: list[int] = field(default_factory=lambda: [0, 0])
     with_all: list[int] = field(default_factory=lambda: [0, 0])
+    seg_ceiling: metrics.Segments = field(default_factory=metrics.Segments)
+    seg_det: metrics.Segments = field(default_factory=metrics.Segments)
+    seg_md: metrics.Segments = field(default_factory=metrics.Segments)
+    seg_read: metrics.Segments = field(default_factory=metrics.Segments)
+    seg_traf: metrics.Segments = field(default_factory=metrics.Segments)
+    # metadata: the deterministic path's choice, and whether any candidate was right
     title: list[bool] = field(default_factory=list)
+    title_best: list[bool] = field(default_factory=list)
     author: list[bool] = field(default_factory=list)
+    author_best: list[bool] = field(default_factory=list)
     date: list[bool] = field(default_factory=list)
+    date_best: list[bool] = field(default_factory=list)
     ms_build: list[float] = field(default_factory=list)
     ms_proposal: list[float] = field(default_factory=list)
     ms_harness: list[float] = field(default_factory=list)
@@ -214,24 +239,44 @@ def _add(pair: list[int], result: tuple[int, int]) -> None:
     pair[1] += result[1]
 
 
-def _metadata(t: Tally, cs: CandidateSet, gt: dict[str, Any]) -> None:
-    meta = cs.metadata_candidates
-    title = meta.title[0].text if meta.title else None
-    t.title.append(_fold(title) == _fold(gt.get("title")))
-    author = meta.author[0].text if meta.author else None
-    t.author.append(_fold(author) == _fold(gt.get("author")))
-    published = cs.decisions.published_at or ""
-    t.date.append(published[:10] == (gt.get("publish_date") or "")[:10])
+def _metadata(t: Tally, cs: CandidateSet, page: Page, chosen: HygieneProposal | None) -> None:
+    """Title, author and date: what the deterministic path chose (nothing when it lost the
+    article), and whether any candidate matched the truth (for the date: any date source)."""
+    meta, gt = cs.metadata_candidates, page.gt
+    text_of = {c.id: c.text for c in (*meta.title, *meta.author)}
+    title = _fold(gt.get("title"))
+    t.title.append(chosen is not None and _fold(text_of[chosen.title_candidate_id]) == title)
+    t.title_best.append(any(_fold(c.text) == title for c in meta.title))
+    author = _fold(gt.get("author"))
+    picked = text_of.get(chosen.author_candidate_id or "") if chosen is not None else None
+    t.author.append(chosen is not None and _fold(picked) == author)
+    t.author_best.append(not author or any(_fold(c.text) == author for c in meta.author))
+    day = (gt.get("publish_date") or gt.get("date") or "")[:10]
+    t.date.append((cs.decisions.published_at or "")[:10] == day)
+    tree = LexborHTMLParser(decode_html(page.raw))
+    found = published_candidates(tree, cs.decisions.source_url)
+    t.date_best.append(not day or any(iso[:10] == day for iso, _ in found))
 
 
-def _deterministic(cs: CandidateSet, page: Page, t: Tally) -> tuple[str, str | None, float]:
-    """Kept blocks' text, the Markdown (None when lost), and their CPU ms."""
+@dataclass(frozen=True)
+class Outcome:
+    """The deterministic path on one page: its proposal (None when it made none), the kept
+    blocks' text, the Markdown (None when the article was lost) and their CPU ms."""
+
+    proposal: HygieneProposal | None
+    kept: str
+    markdown: str | None
+    ms: float
+    heads: str = ""  # the article's title and subtitle fields, one a line
+
+
+def _deterministic(cs: CandidateSet, page: Page, t: Tally) -> Outcome:
     start = time.process_time()
     try:
         proposal = deterministic_proposal(cs)
     except NoValidProposal as exc:
         t.lose(exc.reason)
-        return "", None, (time.process_time() - start) * 1000
+        return Outcome(None, "", None, (time.process_time() - start) * 1000)
     ms_proposal = (time.process_time() - start) * 1000
     start = time.process_time()
     result = run_hygiene_harness(
@@ -244,8 +289,10 @@ def _deterministic(cs: CandidateSet, page: Page, t: Tally) -> tuple[str, str | N
     kept = "\n".join(text_of[i] for i in proposal.kept_block_ids)
     if result.article is None:
         t.lose(result.report.reason or "invalid")
-        return kept, None, ms_proposal + ms_harness
-    return kept, result.article.markdown, ms_proposal + ms_harness
+        return Outcome(proposal, kept, None, ms_proposal + ms_harness)
+    article = result.article
+    heads = "\n".join(h for h in (article.title, article.subtitle) if h)
+    return Outcome(proposal, kept, article.markdown, ms_proposal + ms_harness, heads)
 
 
 def run_page(set_name: str, page: Page, t: Tally) -> None:
@@ -260,18 +307,19 @@ def run_page(set_name: str, page: Page, t: Tally) -> None:
     except InputError as exc:
         t.lose(exc.reason)
         cs = None
-    det_text, markdown = "", None
+    outcome = Outcome(None, "", None, 0.0)
     if cs is not None:
         t.ms_build.append(ms_build)
-        det_text, markdown, ms_ours = _deterministic(cs, page, t)
-        t.slowest = max(t.slowest, (ms_build + ms_ours, page.name))
-        t.ratio.append((ms_build + ms_ours) / max(ms_traf, 1e-6))
+        outcome = _deterministic(cs, page, t)
+        t.slowest = max(t.slowest, (ms_build + outcome.ms, page.name))
+        t.ratio.append((ms_build + outcome.ms) / max(ms_traf, 1e-6))
         counted = context_tokens(cs, decode_html(page.raw))
         t.tokens.append(counted.data / counted.html)
         t.tokens_whole.append(counted.whole / counted.html)
         t.context.append(counted)
-        if set_name == "wcxb":
-            _metadata(t, cs, page.gt)
+        if "title" in page.gt:
+            _metadata(t, cs, page, outcome.proposal)
+    det_text, markdown = outcome.kept, outcome.markdown
     blocks = [b.text for b in cs.blocks] if cs is not None else []
     md_text = metrics.markdown_text(markdown) if markdown is not None else ""
     if page.truth is not None:
@@ -290,6 +338,14 @@ def run_page(set_name: str, page: Page, t: Tally) -> None:
         _add(t.with_traf, metrics.snippet_pass(traf_text, page.with_, present=True))
         _add(t.without_traf, metrics.snippet_pass(traf_text, page.without, present=False))
         _add(t.with_all, metrics.snippet_pass("\n".join(blocks), page.with_, present=True))
+        segments = (page.with_, page.without)
+        best = metrics.segment_oracle(blocks, *segments)
+        t.seg_ceiling.add(metrics.segment_counts("\n".join(blocks[i] for i in best), *segments))
+        t.seg_det.add(metrics.segment_counts(det_text, *segments))
+        t.seg_md.add(metrics.segment_counts(md_text, *segments))
+        read = f"{outcome.heads}\n{md_text}"
+        t.seg_read.add(metrics.segment_counts(read, *segments))
+        t.seg_traf.add(metrics.segment_counts(traf_text, *segments))
 
 
 def _f1(set_name: str, scores: list[Any]) -> str:
@@ -300,12 +356,23 @@ def _f1(set_name: str, scores: list[Any]) -> str:
     return f"{metrics.wcxb_score(scores):.4f}"
 
 
+def _segments(counts: metrics.Segments) -> str:
+    if not counts.found + counts.missed:
+        return "n/a"
+    prf = counts.prf()
+    return f"{prf.f1:.3f} (P {prf.precision:.3f} R {prf.recall:.3f})"
+
+
 def _rate(pair: list[int]) -> str:
     return f"{pair[0] / pair[1]:.3f} ({pair[0]}/{pair[1]})" if pair[1] else "n/a"
 
 
 def _share(values: list[bool]) -> str:
     return f"{sum(values) / len(values):.3f}" if values else "n/a"
+
+
+def _pair(chosen: list[bool], best: list[bool]) -> str:
+    return f"{_share(chosen)} / {_share(best)}" if chosen else "n/a"
 
 
 def _median(values: list[float], fmt: str = "{:.1f}") -> str:
@@ -329,6 +396,11 @@ def table(results: dict[str, Tally], counts: dict[str, int]) -> str:
         ("deterministic path F1 (Markdown)", lambda s, t: _f1(s, t.det_md)),
         ("... (Markdown, image alt left out)", lambda s, t: _f1(s, t.det_md_text)),
         ("trafilatura default F1", lambda s, t: _f1(s, t.traf)),
+        ("segment F1 (P R): ID-selection ceiling", lambda s, t: _segments(t.seg_ceiling)),
+        ("segment F1 (P R): deterministic kept", lambda s, t: _segments(t.seg_det)),
+        ("segment F1 (P R): deterministic Markdown", lambda s, t: _segments(t.seg_md)),
+        ("... title, subtitle and Markdown", lambda s, t: _segments(t.seg_read)),
+        ("segment F1 (P R): trafilatura", lambda s, t: _segments(t.seg_traf)),
         ("with[] pass: all blocks", lambda s, t: _rate(t.with_all)),
         ("with[] pass: deterministic", lambda s, t: _rate(t.with_det)),
         ("with[] pass: Markdown", lambda s, t: _rate(t.with_md)),
@@ -336,9 +408,18 @@ def table(results: dict[str, Tally], counts: dict[str, int]) -> str:
         ("without[] pass: deterministic", lambda s, t: _rate(t.without_det)),
         ("without[] pass: Markdown", lambda s, t: _rate(t.without_md)),
         ("without[] pass: trafilatura", lambda s, t: _rate(t.without_traf)),
-        ("title accuracy (first candidate)", lambda s, t: _share(t.title)),
-        ("author accuracy (first candidate)", lambda s, t: _share(t.author)),
-        ("date accuracy (same day)", lambda s, t: _share(t.date)),
+        (
+            "title accuracy: deterministic / best candidate",
+            lambda s, t: _pair(t.title, t.title_best),
+        ),
+        (
+            "author accuracy: deterministic / best candidate",
+            lambda s, t: _pair(t.author, t.author_best),
+        ),
+        (
+            "date accuracy (same day): decision / best source",
+            lambda s, t: _pair(t.date, t.date_best),
+        ),
         ("median CPU ms build_candidates", lambda s, t: _median(t.ms_build)),
         ("median CPU ms deterministic proposal", lambda s, t: _median(t.ms_proposal)),
         ("median CPU ms harness+assembly", lambda s, t: _median(t.ms_harness)),
@@ -387,7 +468,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--limit", type=int, default=None, help="first N pages per set")
     parser.add_argument(
-        "--sets", default="wcxb,aeb,multi,samples", help="comma-separated set names"
+        "--sets", default="wcxb,aeb,multi,te-dev,samples", help="comma-separated set names"
     )
     args = parser.parse_args(argv)
     for page in sample_pages(1):  # loads models and caches, so no page's CPU counts them

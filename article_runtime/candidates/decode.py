@@ -67,6 +67,11 @@ _BAD_CHARS = (
     ),
     "\ufffd",
 )
+# surrogateescape turns an undecodable byte b into U+DC00 + b (b >= 0x80)
+_DROP_STRAY = dict.fromkeys(range(0xDC80, 0xDD00))
+_STRAY_AS_CP1252 = {
+    0xDC00 + b: bytes([b]).decode("cp1252", errors="replace") for b in range(0x80, 0x100)
+}
 _BAD_SPACES = tuple(ch for ch in _BAD_CHARS if ch.isspace())  # \v, \x1c-\x1f, \x85
 
 
@@ -141,6 +146,9 @@ def _decode_bytes(raw: bytes) -> str:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
         pass
+    mostly = _mostly_utf8(raw)
+    if mostly is not None:
+        return mostly
     declared = _declared_charset(raw[:_SCAN_BYTES])
     if declared is not None and declared != "utf_8":
         try:
@@ -151,6 +159,23 @@ def _decode_bytes(raw: bytes) -> str:
     if guessed is not None:
         return guessed
     return raw.decode("utf-8", errors="replace")
+
+
+def _mostly_utf8(raw: bytes) -> str | None:
+    """UTF-8 text with a few stray legacy bytes (a widget or an old database field written in
+    windows-1252 into a UTF-8 page), or None when the bytes are not mostly UTF-8.
+
+    Mostly: more characters decode as valid multi-byte UTF-8 sequences than bytes fail to.
+    Each stray byte is read as windows-1252, the web's legacy default (WHATWG), so a word
+    like ``schön`` with a Latin-1 ``ö`` survives; any other single-byte guess for the whole
+    page would turn every valid UTF-8 letter into mojibake.
+    """
+    text = raw.decode("utf-8", errors="surrogateescape")
+    stray = len(text) - len(text.translate(_DROP_STRAY))
+    valid = len(text) - len(text.encode("ascii", errors="ignore")) - stray
+    if valid <= stray:
+        return None
+    return text.translate(_STRAY_AS_CP1252)
 
 
 def _utf16_without_bom(raw: bytes) -> str | None:

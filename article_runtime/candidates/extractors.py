@@ -207,9 +207,17 @@ def trafilatura_selection(blocks: Sequence[RawBlock], text: str) -> set[int]:
         folded = fold(block.text)
         if not folded:
             continue
-        if folded in lines or (len(folded) >= SHORT_MATCH_CHARS and folded in whole):
+        matched = folded in lines or (len(folded) >= SHORT_MATCH_CHARS and folded in whole)
+        if matched or (block.rows and _table_rows_in(block.rows, lines)):
             chosen.add(block.index)
     return chosen
+
+
+def _table_rows_in(rows: Sequence[Sequence[str]], lines: set[str]) -> bool:
+    """Whether most of a table's rows are output lines: trafilatura writes a table row by
+    row as ``| cell | cell |``, never as the cells' text run together."""
+    found = sum(fold("| " + " | ".join(row) + " |") in lines for row in rows)
+    return 2 * found >= len(rows)
 
 
 def vote(

@@ -31,7 +31,7 @@ from article_runtime.model.candidates import (
 )
 from article_runtime.text.segments import nfc, normalize_space
 
-__all__ = ["extract_metadata"]
+__all__ = ["extract_metadata", "published_candidates"]
 
 MAX_CANDIDATES = 8  # per list: enough for every distinct source, small in the context
 MAX_TEXT = 400  # longer is body text, not a title, dek or byline; dropped, never truncated
@@ -57,15 +57,7 @@ def extract_metadata(
     tree: LexborHTMLParser, page_url: str | None, feed: FeedMetadata | None
 ) -> tuple[MetadataCandidates, Decisions]:
     """Candidates for the model to choose from, and the decisions it may not change."""
-    objects = jsonld_objects(tree)
-    page = _Page(
-        tree=tree,
-        objects=objects,
-        articles=article_objects(objects),
-        metas=_metas(tree),
-        root=tree.css_first("article") or tree.css_first("main"),
-        feed=feed or FeedMetadata(),
-    )
+    page = _page(tree, feed)
     candidates = MetadataCandidates(
         title=_collect("t", page, _TITLE_ORDER, MAX_TEXT),
         subtitle=_collect("s", page, _SUBTITLE_ORDER, MAX_TEXT),
@@ -80,6 +72,18 @@ def extract_metadata(
         source_url_source=url_source,
     )
     return candidates, decisions
+
+
+def _page(tree: LexborHTMLParser, feed: FeedMetadata | None) -> _Page:
+    objects = jsonld_objects(tree)
+    return _Page(
+        tree=tree,
+        objects=objects,
+        articles=article_objects(objects),
+        metas=_metas(tree),
+        root=tree.css_first("article") or tree.css_first("main"),
+        feed=feed or FeedMetadata(),
+    )
 
 
 def _collect(
@@ -360,13 +364,32 @@ _DATE_ORDER: tuple[tuple[str, Source], ...] = (
 
 def _published(page: _Page, page_url: str | None) -> tuple[str | None, str | None]:
     """Declared dates first; htmldate (URL patterns, visible dates) only when none parses."""
+    return next(_dates(page, page_url, guess=False), None) or _guessed(page, page_url)
+
+
+def _dates(page: _Page, page_url: str | None, *, guess: bool) -> Iterator[tuple[str, str]]:
+    """Every declared date that parses, in the order of ``_DATE_ORDER``, then htmldate's
+    guess when ``guess``."""
     for name, source in _DATE_ORDER:
         for raw in islice(source(page), MAX_PER_SOURCE):
             iso = normalize_date(raw)
             if iso is not None:
-                return iso, name
+                yield iso, name
+    if guess:
+        found = _guessed(page, page_url)
+        if found[0] is not None and found[1] is not None:
+            yield found[0], found[1]
+
+
+def _guessed(page: _Page, page_url: str | None) -> tuple[str | None, str | None]:
     guessed = date_from_html(page.tree.html or "", page_url)
     return (guessed, "htmldate") if guessed is not None else (None, None)
+
+
+def published_candidates(tree: LexborHTMLParser, page_url: str | None) -> list[tuple[str, str]]:
+    """Every date the page declares, with its source, and htmldate's guess: what a choice
+    among dates could reach (the benchmark's 'best source'); the decision is the first."""
+    return list(_dates(_page(tree, None), page_url, guess=True))
 
 
 def _source_url(page: _Page, page_url: str | None) -> tuple[str | None, str | None]:

@@ -1,6 +1,6 @@
 """Keep the candidate set small without losing article text.
 
-Only structural pruning: exact duplicates (the first stays), blocks in navigation, banner,
+Only structural pruning: blocks in navigation, banner,
 search or complementary zones, link-dense lists of short items and short paragraphs that are
 almost all link text (menus, share bars, "more" links laid out as ``div``/``p``). Headings are
 never pruned this way: listicles link their item headings. Zone pruning is skipped
@@ -30,17 +30,6 @@ UNVOTED_MIN_CHARS = 30  # outside the voted span, an unvoted block shorter than 
 UNVOTED_LINK_DENSITY = 0.5  # ... and so is one with at least this share of link text
 
 
-def _dedupe(blocks: Sequence[RawBlock]) -> list[RawBlock]:
-    seen: set[str] = set()
-    kept: list[RawBlock] = []
-    for block in blocks:
-        if block.text in seen:
-            continue
-        seen.add(block.text)
-        kept.append(block)
-    return kept
-
-
 def _nav_lists(blocks: Sequence[RawBlock]) -> set[int]:
     """Keys of lists whose items are all short and almost all link text."""
     items: dict[int, list[RawBlock]] = defaultdict(list)
@@ -67,7 +56,7 @@ def _link_paragraph(block: RawBlock) -> bool:
 
 def prune(blocks: Sequence[RawBlock]) -> list[RawBlock]:
     """Blocks worth showing the model, in document order."""
-    kept = _dedupe(blocks)
+    kept = list(blocks)
     total = sum(len(b.text) for b in kept)
     outside = [b for b in kept if not b.boiler]
     if sum(len(b.text) for b in outside) >= MIN_KEPT_SHARE * total:

@@ -3,6 +3,8 @@
 One iterative walk over the lexbor tree (no recursion, depth capped). Every piece of visible
 text lands in exactly one block, including text sitting directly in a ``div``, separated by
 ``<br>`` or laid out in table cells: a block the walk loses can never be selected later.
+``<noscript>`` is read too: what a reader without scripts sees, and on pages a script renders
+(Blogger's, among others) the only copy of the article in the HTML.
 """
 
 from __future__ import annotations
@@ -23,7 +25,6 @@ _SKIP = frozenset(
     [
         "script",
         "style",
-        "noscript",
         "template",
         "svg",
         "math",

@@ -31,8 +31,9 @@ PAGE = f"""<html><head><title>T</title></head><body>
 
 def test_ids_are_opaque_and_in_document_order() -> None:
     cs = build_candidates(PAGE, url="https://example.org/a/story")
-    assert [b.id for b in cs.blocks] == ["b1", "b2", "b3"]
-    assert [b.text[:6] for b in cs.blocks] == ["Headli", "Openin", "Second"]  # nav, dup, list gone
+    assert [b.id for b in cs.blocks] == ["b1", "b2", "b3", "b4"]
+    # the nav and the link list are gone; the repeated paragraph stays, with its own ID
+    assert [b.text[:6] for b in cs.blocks] == ["Headli", "Openin", "Second", "Second"]
     assert cs.blocks[1].section_id == "b1"
     assert {b.container_id for b in cs.blocks} == {"c1"}
     (link,) = cs.links

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import random
 from collections.abc import Callable
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from article_runtime.candidates.decode import MAX_HTML_BYTES, decode_html
@@ -66,6 +67,32 @@ def test_latin1_declared_but_utf8_actual() -> None:
 def test_utf8_declared_but_cp1252_actual() -> None:
     html = page('<meta charset="utf-8">')
     assert PT in decode_html(html.encode("cp1252"))
+
+
+# Letters outside ASCII that windows-1252 can write: the stray bytes of a UTF-8 page.
+_LATIN1_LETTERS = st.characters(min_codepoint=0xC0, max_codepoint=0xFF).filter(str.isalpha)
+_WORDS = st.lists(
+    st.text(st.characters(min_codepoint=0x61, max_codepoint=0x7A) | _LATIN1_LETTERS, min_size=1),
+    min_size=1,
+    max_size=30,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(utf8=_WORDS, stray=_WORDS, order=st.randoms(use_true_random=False))
+def test_utf8_page_with_a_few_legacy_bytes_keeps_both(
+    utf8: list[str], stray: list[str], order: random.Random
+) -> None:
+    """A UTF-8 page holding words written in windows-1252 (fewer of their letters than the
+    page's own non-ASCII letters): every word reads right, the page's and the stray ones."""
+    valid = sum(ch > "\x7f" for word in utf8 for ch in word)
+    strays = sum(ch > "\x7f" for word in stray for ch in word)
+    assume(strays < valid)
+    pieces = [(w, w.encode("utf-8")) for w in utf8] + [(w, w.encode("cp1252")) for w in stray]
+    order.shuffle(pieces)
+    head = b'<html><head><meta charset="utf-8"></head><body><p>'
+    decoded = decode_html(head + b" ".join(raw for _, raw in pieces) + b"</p></body></html>")
+    assert " ".join(word for word, _ in pieces) in decoded
 
 
 def test_undeclared_cyrillic_cp1251() -> None:

@@ -148,3 +148,38 @@ def test_quotes_linking_only_to_other_sites_are_embedded_posts() -> None:
         "b3",
         "b4",
     ]
+
+
+def test_repeats_stay_in_their_container_and_layout_copies_go() -> None:
+    """A refrain or a repeated step inside the article's container is kept each time; the
+    same text again in another container (a responsive copy, a sticky headline) is not."""
+    step = "Stir the sauce for two minutes, then taste it."
+    blocks = [
+        _block(1, "Heat the pan and add the oil.", ["trafilatura", "dom"], "list_item"),
+        _block(2, step, ["trafilatura", "dom"], "list_item"),
+        _block(3, "Add the tomatoes and the salt.", ["trafilatura", "dom"], "list_item"),
+        _block(4, step, ["trafilatura", "dom"], "list_item"),
+        _block(5, step, ["trafilatura", "dom"], "list_item", "c2"),
+    ]
+    assert [b.id for b in kept_blocks(blocks)] == ["b1", "b2", "b3", "b4"]
+
+
+def test_a_quotation_citing_another_site_inside_its_text_stays() -> None:
+    """A pull quote linking its source in the middle of its text is no embedded post."""
+    body = _block(1, "The report was published on Monday.", ["trafilatura", "dom"])
+    quote = _block(
+        2,
+        "Prices rose by 4% according to the survey, its authors said.",
+        ["trafilatura", "dom"],
+        "quote",
+        "c2",
+    )
+    cited = LinkCandidate(
+        id="l1",
+        text="the survey",
+        href="https://stats.example.com/survey",
+        block_id="b2",
+        start=quote.text.index("the survey"),
+    )
+    kept = kept_blocks([body, quote], [cited], site="news.example.org")
+    assert [b.id for b in kept] == ["b1", "b2"]

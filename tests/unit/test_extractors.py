@@ -72,6 +72,20 @@ def test_short_blocks_need_a_whole_line() -> None:
     assert chosen == set()
 
 
+def test_a_data_table_trafilatura_wrote_row_by_row_is_its_choice() -> None:
+    """trafilatura writes tables as ``| cell | cell |`` lines, never as the cells run
+    together: a table block is matched by its rows (most of them), whatever its cells say."""
+    rows = [["Modell", "Preis"], ["Jané Koos i-Size", "200 Euro"], ["Kinderwagen", ""]]
+    cells = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
+    s = segment(LexborHTMLParser(f"<p>{PROSE}</p><table>{cells}</table>"), None)
+    table = next(b for b in s.blocks if b.type == "table")
+    written = ["| " + " | ".join(row) + " | " for row in rows]
+    output = f"{PROSE}\n" + "\n".join([written[0], "|---|---|", *written[1:]])
+    assert table.index in trafilatura_selection(s.blocks, output)
+    one_row = f"{PROSE}\n{written[1]}"  # one row of three: another table's row, or a quote
+    assert table.index not in trafilatura_selection(s.blocks, one_row)
+
+
 def test_vote_fills_extractors() -> None:
     s = _blocks()
     vote(s.blocks, s.container_parent, PAGE)

@@ -77,14 +77,14 @@ def test_loose_text_br_and_layout_cells_become_paragraphs() -> None:
 
 
 def test_hidden_script_and_controls_are_skipped() -> None:
-    s = seg(
+    s = seg(  # <noscript> is shown to readers without scripts: its text is read
         "<p>kept</p><script>var x = 'no';</script><style>p{}</style><noscript>ns</noscript>"
         "<div hidden>h</div>"  # a child of body: streaming renderers park content here
         "<div><p hidden>attr</p><p aria-hidden='true'>aria</p>"
         "<p style='color: red; display : none'>css</p><button>Click</button>"
         "<select><option>opt</option></select><template>tpl</template></div>"
     )
-    assert [b.text for b in s.blocks] == ["kept", "h"]
+    assert [b.text for b in s.blocks] == ["kept", "ns", "h"]
 
 
 def test_ruby_annotations_are_not_text() -> None:
@@ -106,6 +106,15 @@ def test_link_offsets_after_emoji_and_accents() -> None:
     assert (first.text, first.start, first.href) == ("the link", 11, "https://example.org/x")
     assert block.text[first.start : first.start + len(first.text)] == "the link"
     assert (second.start, second.href) == (26, "https://example.org/news/y")
+
+
+def test_noscript_text_is_read() -> None:
+    """A script-rendered page keeps its article in <noscript>: it is visible text there."""
+    s = seg(
+        "<div id='app'></div><noscript><p>The whole post, for readers without JS.</p>"
+        "<img src='/pixel.gif'></noscript>"
+    )
+    assert [b.text for b in s.blocks] == ["The whole post, for readers without JS."]
 
 
 def test_links_resolve_against_base_and_drop_scripts() -> None:

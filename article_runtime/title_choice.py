@@ -1,0 +1,81 @@
+"""Which title candidate the deterministic path takes: the page's ``h1``, unless it is plainly
+not the article's headline.
+
+The builder orders title candidates by measured reliability, ``h1`` first (spec 6.2; on WCXB
+the visible headline beat every other order and an agreement vote: metadata titles agree with
+each other on SEO variants the page does not show). A lone ``h1`` (no other source gives its
+text) is passed over in two cases that hold in any language, judged on words (ICU) and
+punctuation, never on which words:
+
+- it shares no word with any other title candidate: a site or section name set as the page's
+  ``h1`` ("Blog", "Contact us", the blog's own name) while the metadata names the article;
+- another candidate is the ``h1`` and a third candidate's text joined by punctuation, and the
+  ``h1`` is the shorter part: the document title "Site name: Headline" beside a headline.
+
+Then the next candidate in the builder's order is taken. Measured on wcxb-dev-articles: 0.800
+of titles right with the first candidate, 0.820 with this choice (bench/run.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from article_runtime.model.candidates import MetadataCandidate
+from article_runtime.text.segments import words
+
+__all__ = ["choose_title"]
+
+H1 = "h1"
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def _skeleton(text: str) -> str:
+    """Letters and digits only, case-folded: the same title whatever its punctuation."""
+    return "".join(ch for ch in text.casefold() if ch.isalnum())
+
+
+def _words(text: str) -> set[str]:
+    return {word.casefold() for word in words(text)}
+
+
+def _rest(part: str, whole: str) -> str | None:
+    """What ``whole`` holds besides ``part`` when ``part`` opens or ends it at a boundary
+    that is not a letter or digit (``part | Site``, ``Site: part``), else None."""
+    if not part or len(part) >= len(whole):
+        return None
+    if whole.startswith(part):
+        rest = whole[len(part) :]
+        boundary = rest[0]
+    elif whole.endswith(part):
+        rest = whole[: -len(part)]
+        boundary = rest[-1]
+    else:
+        return None
+    if boundary.isalnum() or not any(ch.isalnum() for ch in rest):
+        return None
+    return rest
+
+
+def _not_the_headline(h1: str, others: Sequence[str]) -> bool:
+    mine = _words(h1)
+    if not any(mine & _words(other) for other in others):
+        return True
+    skeletons = {_skeleton(other) for other in others}
+    for other in others:
+        rest = _rest(_fold(h1), _fold(other))
+        if rest is not None and _skeleton(rest) in skeletons and len(_words(rest)) > len(mine):
+            return True
+    return False
+
+
+def choose_title(candidates: Sequence[MetadataCandidate]) -> MetadataCandidate | None:
+    """The candidate to take as the title (None when none has text)."""
+    usable = [c for c in candidates if c.text.strip()]
+    if len(usable) > 1 and usable[0].source == H1:
+        others = [c.text for c in usable[1:]]
+        if _not_the_headline(usable[0].text, others):
+            return usable[1]
+    return usable[0] if usable else None
