@@ -11,12 +11,11 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, cast
 
 import faust
-from faust.sensors.prometheus import FaustMetrics
 from prometheus_client import CONTENT_TYPE_LATEST
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from streams.service.metrics import FLOW_TOPICS, FaustMonitor, FlowSensor
+from streams.service.metrics import FLOW_TOPICS, FaustMonitor, FlowSensor, faust_metrics
 from streams.service.wiring import Wiring
 
 if TYPE_CHECKING:
@@ -27,7 +26,7 @@ def install(w: Wiring, ready: Callable[[], list[str]]) -> None:
     """Sensors on the app, the scrape-time collector and the ``/metrics`` page."""
     flow, app = w.metrics, w.app
     app.sensors.add(FlowSensor(flow))
-    app.monitor = FaustMonitor(metrics=FaustMetrics.create(flow.registry, "faust"))
+    app.monitor = FaustMonitor(metrics=faust_metrics(flow.registry))
     flow.registry.register(StateCollector(w, ready))
 
     @app.page("/metrics")
