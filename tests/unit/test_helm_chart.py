@@ -114,7 +114,8 @@ def test_the_dashboard_asks_only_for_metrics_the_worker_exports() -> None:
     queries = [t["expr"] for panel in dashboard["panels"] for t in panel["targets"]]
     asked = {name for q in queries for name in re.findall(r"article_runtime_[a-z_]+", q)}
     metrics = FlowMetrics()
-    no_app = SimpleNamespace(consumer=None, transport=SimpleNamespace(gate=CommitGate()))
+    transport = SimpleNamespace(gate=CommitGate(), unknown_writers=None)
+    no_app = SimpleNamespace(consumer=None, transport=transport)
     idle = SimpleNamespace(app=no_app, tables={}, bytes_in_flight={})  # no Faust app
     metrics.registry.register(StateCollector(idle, lambda: []))  # type: ignore[arg-type]
     page = metrics.render().decode()
