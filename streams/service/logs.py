@@ -37,6 +37,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from article_runtime.candidates.urls import url_host
+from article_runtime.enrichment.call import ENRICHMENT
 from article_runtime.hygiene import HYGIENE
 from article_runtime.llm.providers import ProviderConfig
 from article_runtime.llm.records import GenerationRecord
@@ -55,6 +56,11 @@ _BEARER = "bearer "
 HTTP_CLIENT_LOGGERS = ("httpx", "httpx2")
 # Terminal reasons the worker states once at start instead of once per article.
 SAID_AT_START = frozenset({"no_provider"})
+# What the worker does for a logical call that has no provider.
+WITHOUT_PROVIDER = {
+    HYGIENE: "hygiene takes the deterministic path",
+    ENRICHMENT: "every enrichment ends no_provider (counted in /metrics, not logged per article)",
+}
 
 log = logging.getLogger("article_runtime.events")
 
@@ -169,6 +175,16 @@ def log_generation(generation: GenerationRecord) -> None:
             attempt.reason,
             extra={**common, "event": "attempt_failed", "reason": attempt.reason},
         )
+
+
+def without_providers(providers: ProviderConfig | None) -> str | None:
+    """The one line the worker warns at start when a logical call has no provider (None when
+    every call has one)."""
+    missing = [c for c in WITHOUT_PROVIDER if providers is None or providers.for_call(c) is None]
+    if not missing:
+        return None
+    what = "; ".join(WITHOUT_PROVIDER[c] for c in missing)
+    return f"no provider for {', '.join(missing)}: {what}"
 
 
 def log_compensation(event: Mapping[str, Any]) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from article_runtime.llm.providers import parse_providers
 from streams.service import logs
 from streams.service.broker_watch import REMIND_EVERY_S, BrokerWatch
 from streams.service.client_logs import REPEAT_EVERY_S, ClientLines
@@ -155,3 +156,30 @@ def test_a_no_provider_terminal_is_no_error_line(
     logs.log_compensation({**event, "reason": "primary_and_fallback_failed"})
     ((line),) = read(out)
     assert (line["level"], line["reason"]) == ("error", "primary_and_fallback_failed")
+
+
+def test_a_call_without_a_provider_is_said_once_naming_what_follows() -> None:
+    assert logs.without_providers(None) == (
+        "no provider for article_content_hygiene, article_sentiment_tags: hygiene takes the "
+        "deterministic path; every enrichment ends no_provider (counted in /metrics, not "
+        "logged per article)"
+    )
+    spec = {"base_url": "https://x.test/v1", "model": "gpt-4.1-mini", "api_key_env": "K"}
+    hygiene_only = parse_providers(
+        {
+            "article_content_hygiene": {
+                "runtime_primary": spec,
+                "runtime_fallback": spec | {"model": "gpt-4o-mini"},
+            }
+        },
+        environ={"K": "k"},
+    )
+    said = logs.without_providers(hygiene_only)
+    assert said is not None and said.startswith("no provider for article_sentiment_tags:")
+    assert "deterministic" not in said
+    both = parse_providers(
+        {call: {"runtime_primary": spec, "runtime_fallback": spec | {"model": "gpt-4o-mini"}}
+         for call in ("article_content_hygiene", "article_sentiment_tags")},
+        environ={"K": "k"},
+    )  # fmt: skip
+    assert logs.without_providers(both) is None
