@@ -20,6 +20,9 @@ from streams.service.client_logs import ClientLines, shared
 
 _log = logging.getLogger("streams.service.health")
 REMIND_EVERY_S = 60.0
+# Before the broker first answered, a failed probe is the worker still starting (its producer
+# not up yet) unless it lasts this long: the start itself was checked against the cluster.
+START_GRACE_S = 30.0
 
 
 @dataclass
@@ -55,6 +58,9 @@ class BrokerWatch:
     def failed(self, error: str, now: float | None = None) -> None:
         now = time.monotonic() if now is None else now
         self.last_error = error
+        starting = self.last_ok is None and now - (self.started or now) < START_GRACE_S
+        if self.down_since is None and starting:
+            return
         if self.down_since is None:
             self.down_since = self.reminded = now
             self.client_lines.broker_down()

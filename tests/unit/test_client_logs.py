@@ -17,7 +17,7 @@ import pytest
 
 from article_runtime.llm.providers import parse_providers
 from streams.service import logs
-from streams.service.broker_watch import REMIND_EVERY_S, BrokerWatch
+from streams.service.broker_watch import REMIND_EVERY_S, START_GRACE_S, BrokerWatch
 from streams.service.client_logs import REPEAT_EVERY_S, ClientLines
 
 # What aiokafka 0.13 logs, per logger, each time it retries against a broker that is gone.
@@ -183,3 +183,18 @@ def test_a_call_without_a_provider_is_said_once_naming_what_follows() -> None:
         environ={"K": "k"},
     )  # fmt: skip
     assert logs.without_providers(both) is None
+
+
+def test_a_probe_failing_while_the_worker_starts_is_no_outage(
+    worker_logging: tuple[io.StringIO, ClientLines, Clock],
+) -> None:
+    out, lines, clock = worker_logging
+    watch = BrokerWatch(client_lines=lines)
+    watch.probing(clock.now)
+    watch.failed("producer not started", now=clock.now + 2)
+    watch.answered(clock.now + 4)
+    assert read(out) == []
+    never = BrokerWatch(client_lines=lines)
+    never.probing(clock.now)
+    never.failed("producer not started", now=clock.now + START_GRACE_S + 1)
+    assert [line.get("event") for line in read(out)] == ["broker_unreachable"]
