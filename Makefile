@@ -9,6 +9,9 @@ PROMPTFOO := evals/node_modules/.bin/promptfoo
 HELM_VERSION := v3.22.0
 HELM := $(HOME)/.cache/article-runtime/helm-$(HELM_VERSION)/helm
 GO ?= $(or $(shell command -v go),/usr/local/go/bin/go)
+# promtool for the chart's alert-rule tests: taken out of Debian's prometheus package (apt-get
+# download and dpkg-deb -x: no daemon installed, no root needed), once into the same cache.
+PROMTOOL := $(HOME)/.cache/article-runtime/promtool/promtool
 
 .PHONY: lock demo test lint bench bench-stream soak clean evals evals-live evals-install debian-packages mutants
 
@@ -47,11 +50,16 @@ demo: $(STAMP)
 
 ## Lint, type-check and run the whole test suite (the evals tests need promptfoo installed,
 ## the chart tests helm).
-test: $(STAMP) lint $(PROMPTFOO) $(HELM)
-	ARTICLE_RUNTIME_HELM=$(HELM) $(BIN)/pytest -q
+test: $(STAMP) lint $(PROMPTFOO) $(HELM) $(PROMTOOL)
+	ARTICLE_RUNTIME_HELM=$(HELM) ARTICLE_RUNTIME_PROMTOOL=$(PROMTOOL) $(BIN)/pytest -q
 
 $(HELM):
 	GOTOOLCHAIN=local GOFLAGS=-trimpath GOBIN=$(dir $(HELM)) $(GO) install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
+
+$(PROMTOOL):
+	rm -rf $(dir $@).unpack && mkdir -p $(dir $@).unpack
+	cd $(dir $@).unpack && apt-get download -qq prometheus && dpkg-deb -x prometheus_*.deb .
+	mv $(dir $@).unpack/usr/bin/promtool $@ && rm -rf $(dir $@).unpack
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -5,10 +5,12 @@
 
 Reads ``article.compensation`` from its start to its current end, keeps the terminal events
 that match and that no later attempt has followed, and publishes one redrive event for each
-(``streams.service.redrive`` says what a redrive is for each stage). A hygiene redrive needs the
-article's candidate set: it is rebuilt from the article's ``article.ingested`` record at its
-version's offset, with the hygiene stage's own function. ``--dry-run`` reads the same records
-and publishes nothing.
+(``streams.service.redrive`` says what a redrive is for each stage). Without ``--reason`` only
+the terminals an outage caused (every model attempt a timeout, connection error, 429 or 5xx;
+or ``no_provider``); a terminal where a model answered is never redriven (spec 10.6). A
+hygiene redrive needs the article's candidate set: it is rebuilt from the article's
+``article.ingested`` record at its version's offset, with the hygiene stage's own function.
+``--dry-run`` reads the same records and publishes nothing.
 
 Prints one JSON line per matching terminal event (``action``: ``redriven``, ``would_redrive``
 or ``skipped`` with ``why``) and a summary on stderr. The cluster comes from the environment,
@@ -47,9 +49,9 @@ from streams.service.redrive import (
     STAGES,
     Found,
     Selection,
+    matching,
     moment,
     redrive_event,
-    selected,
 )
 
 
@@ -168,9 +170,11 @@ def run(args: argparse.Namespace) -> int:
     events: list[dict[str, Any]] = []
     skipped = 0
     try:
-        for terminal in selected(cluster.compensations(), selection):
+        for terminal, refused in matching(cluster.compensations(), selection):
             line = described(terminal)
             try:
+                if refused is not None:
+                    raise Unavailable(refused)
                 if terminal.group == "hygiene":
                     retry, version = hygiene_input(cluster, terminal)
                     event = redrive_event(terminal, retry=retry, version=version)
@@ -208,7 +212,11 @@ def add(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="hygiene: terminal events of the model ladder (stages hygiene, assembly); "
         "enrichment: an entity's enrichment",
     )
-    parser.add_argument("--reason", help="only terminal events with this reason")
+    parser.add_argument(
+        "--reason",
+        help="only terminal events with this reason, whatever caused them (default: those an "
+        "outage caused: timeouts, connection errors, 429, 5xx, no_provider)",
+    )
     parser.add_argument("--since", help="only events at or after: ISO 8601, or 2h, 90m, 1d ago")
     parser.add_argument("--until", help="only events at or before (same forms)")
     parser.add_argument("--article", help="only this article ID")

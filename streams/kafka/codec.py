@@ -109,6 +109,14 @@ class AvroCodec:
             raise EncodeError("invalid_record", f"{schema_name}: {error}") from error
         return body.getvalue()
 
+    def unknown_writer(self, data: bytes) -> bytes | None:
+        """The writer fingerprint of a single-object-encoded value when this codec has no
+        schema for it (a newer release's), else None (known, or not single-object encoded)."""
+        if len(data) < HEADER_SIZE or data[: len(MAGIC)] != MAGIC:
+            return None
+        fp = bytes(data[len(MAGIC) : HEADER_SIZE])
+        return None if fp in self._writers else fp
+
     def decode(self, data: bytes, reader_schema_name: str) -> dict[str, Any]:
         """The record in ``data``, resolved from its writer schema to ``reader_schema_name``.
 

@@ -30,6 +30,10 @@ Here, instead:
   next rebalance (seen in about 1 broker restart in 20: an article never settled and its
   partition's commit stayed held back). Its partition is fetched again from it.
 - A failed commit is logged and retried by the next one instead of crashing the worker.
+- A record written with a schema this release does not know (a newer release's, during a
+  rolling upgrade) is not delivered, nor anything after it on its partition: the partition
+  waits there, unacknowledged, for a worker that knows the schema
+  (``streams.kafka.unknown_writers``).
 - Table recovery that stops receiving changelog events while it still needs some exits the
   worker (crash-only; it starts again and reads the changelogs afresh). Seen in about 1 of 30
   fault runs: a partition taken back after a peer left, recovered from offset 0, received
@@ -58,6 +62,7 @@ from mode.utils.queues import FlowControlEvent
 from streams.kafka.commits import DELIVERED, DONE, READ, RECEIVED, WORKING, CommitGate
 from streams.kafka.crash import exit_without_commit
 from streams.kafka.faust_producer import Producer
+from streams.kafka.unknown_writers import UnknownWriters
 
 _log = logging.getLogger(__name__)
 _EPOCH = "_article_runtime_epoch"  # set on every message this consumer hands out
@@ -66,6 +71,7 @@ FLOW_POLL_S = 0.05  # how often work that arrived while the flow was stopped che
 HELD_BACK_S = 60.0  # an offset owed this long while the flow runs is reported
 DROP_CHECK_S = 10.0  # a message seen dropped at two checks this far apart is read again
 RECOVERY_STALL_S = 45.0  # table recovery with nothing received this long exits the worker
+UNKNOWN_WRITERS_CHECK_S = 5.0  # how often partitions held for an unknown writer are checked
 FETCH_MIN_BYTES = 64 * 1024  # what a fetch waits for (up to the fetch wait) before it returns
 # Fault injection for the tests, off unless set: "topic:partition:offset" of one message whose
 # first delivery to the agents is dropped, as Faust's fetcher sometimes does on its own.
@@ -223,6 +229,14 @@ class ConsumerThread(faust_aiokafka.AIOKafkaConsumerThread):
     ) -> Any:
         gate = self.consumer.gate
         epoch = gate.epoch
+        held = self.consumer.held_for_schema()
+        if held and active_partitions:
+            # Partitions waiting at a record of an unknown writer are not fetched meanwhile.
+            # (aiokafka reads an empty set as "every partition": fetch nothing instead.)
+            active_partitions = set(active_partitions) - held
+            if not active_partitions:
+                await asyncio.sleep(min(timeout or 0.0, 1.0))
+                return {}
         records = await super()._fetch_records(consumer, active_partitions, timeout, max_records)
         # Registered here, in the step that moved the client's position: nothing can drop a
         # record between the two. Records returned while the flow stopped are not owed by
@@ -280,13 +294,21 @@ class Consumer(faust_aiokafka.Consumer):
     def __init__(self, transport: Transport, *args: Any, **kwargs: Any) -> None:
         self.gate, self.work = transport.gate, transport.work
         self.before_commit = transport.before_commit
+        self.unknown_writers = transport.unknown_writers
         super().__init__(transport, *args, **kwargs)
         self.callback = self._delivering(self.callback)
 
+    def held_for_schema(self) -> frozenset[TP]:
+        """Partitions waiting at a record of a writer schema this release does not know."""
+        unknown = self.unknown_writers
+        return frozenset() if unknown is None else unknown.paused
+
     def _delivering(self, deliver: Any) -> Any:
-        """Faust's delivery to the agents' queues, noting each message that made it."""
+        """Faust's delivery to the agents' queues, noting each message that made it, and
+        holding back a record of an unknown writer (and its partition after it)."""
         gate = self.gate
         drop = drop_once_from(os.environ.get(DROP_ONCE_ENV))
+        unknown, acking = self.unknown_writers, self.app.topics.acks_enabled_for
 
         async def delivering(message: Message) -> None:
             nonlocal drop
@@ -296,6 +318,12 @@ class Consumer(faust_aiokafka.Consumer):
                     "dropping %s@%d once (%s)", message.tp, message.offset, DROP_ONCE_ENV
                 )
                 return
+            if (
+                unknown is not None
+                and acking(message.topic)
+                and unknown.holds(message.tp, message.offset, message.value)
+            ):
+                return  # owed, never acked: the commit stays before it
             await deliver(message)
             gate.reached(epoch_of(message), message.tp, message.offset, DELIVERED)
 
@@ -309,8 +337,9 @@ class Consumer(faust_aiokafka.Consumer):
         seen: dict[TP, int] = {}
         async for _ in self.itertimer(HELD_BACK_S, name="held_back"):
             holding = self.gate.holding() if self.gate.open else {}
+            waiting = self.held_for_schema()  # said once when it began to wait
             for tp, (oldest, owed, stage) in holding.items():
-                if seen.get(tp) == oldest:
+                if seen.get(tp) == oldest and tp not in waiting:
                     self.log.warning(
                         "commit of %s held back by offset %d for %.0f s (%d owed; it got as "
                         "far as: %s)",
@@ -355,6 +384,31 @@ class Consumer(faust_aiokafka.Consumer):
                     self.log.exception("reading %s again from %d failed", tp, offset)
 
     @Service.task
+    async def _release_unknown_writers(self) -> None:
+        """Read a partition again from its held record once its writer's wait is over: the
+        record and the ones after it then reach the agents (the record ends as
+        ``unknown_schema_fingerprint``). Sought while still held, so nothing after the record
+        is delivered before it."""
+        unknown = self.unknown_writers
+        if unknown is None:
+            return
+        async for _ in self.itertimer(UNKNOWN_WRITERS_CHECK_S, name="unknown_writers"):
+            for tp, offset in unknown.due().items():
+                self.log.warning(
+                    "no worker took %s at offset %d while its writer schema was waited for: "
+                    "reading it again from there",
+                    tp,
+                    offset,
+                )
+                try:
+                    if tp in self.assignment():
+                        await self._thread.seek_wait({tp: offset})
+                except Exception:  # a Faust service task that raises stops the whole worker
+                    self.log.exception("reading %s again from %d failed", tp, offset)
+                finally:
+                    unknown.release(tp)
+
+    @Service.task
     async def _watch_recovery(self) -> None:
         recovery = cast(TableManager, self.app.tables).recovery
         async for _ in self.itertimer(5.0, name="recovery_watch"):
@@ -385,6 +439,8 @@ class Consumer(faust_aiokafka.Consumer):
 
     async def on_partitions_assigned(self, assigned: set[TP], generation_id: int = 0) -> None:
         self.gate.begin()
+        if self.unknown_writers is not None:
+            self.unknown_writers.reset()
         await super().on_partitions_assigned(assigned, generation_id)
 
     def stop_flow(self) -> None:
@@ -458,6 +514,8 @@ class Transport(faust_aiokafka.Transport):
     Producer: ClassVar[Any] = Producer
 
     fetch_wait_ms = 50  # the worker sets its own (``WorkerSettings.fetch_wait_ms``)
+    # Set by the worker before its consumer is made; None: every record reaches the agents.
+    unknown_writers: UnknownWriters | None = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

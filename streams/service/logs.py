@@ -11,7 +11,12 @@ message is processed, by any logger (ours, Faust's, the core's, the openai clien
 for the message inherit the scope (asyncio copies the context).
 
 An invalid answer, a fallback and a terminal failure each log one line with its ``reason``
-(``event``: ``invalid_answer``, ``fallback``, ``terminal``).
+(``event``: ``invalid_answer``, ``fallback``, ``terminal``). A terminal ``no_provider`` is the
+exception: the worker says once at start that it has no provider, and counts these events in
+``/metrics`` (``article_runtime_compensation_events_total{reason="no_provider"}``); per
+article it is a DEBUG line, not an ERROR for every article.
+
+The Kafka client's own lines are held down (``streams.service.client_logs``) below ``debug``.
 
 No secret reaches a line: every string field goes through the tracing's ``Redactor`` (the
 provider keys, Langfuse and Kafka secrets, any ``*_API_KEY``/``*_SECRET_KEY``/``*_TOKEN``
@@ -32,10 +37,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from article_runtime.candidates.urls import url_host
+from article_runtime.enrichment.call import ENRICHMENT
 from article_runtime.hygiene import HYGIENE
 from article_runtime.llm.providers import ProviderConfig
 from article_runtime.llm.records import GenerationRecord
 from article_runtime.tracing.masking import REDACTED, Redactor, env_secrets
+from streams.service.client_logs import shared
 
 LOG_FORMAT_ENV = "ARTICLE_RUNTIME_LOG_FORMAT"
 LOG_LEVEL_ENV = "ARTICLE_RUNTIME_LOG_LEVEL"
@@ -47,6 +54,13 @@ _BEARER = "bearer "
 # The HTTP clients that log a line per request at INFO: httpx, and its fork httpx2 under
 # openai. (Their transports, httpcore and httpcore2, log at debug only.)
 HTTP_CLIENT_LOGGERS = ("httpx", "httpx2")
+# Terminal reasons the worker states once at start instead of once per article.
+SAID_AT_START = frozenset({"no_provider"})
+# What the worker does for a logical call that has no provider.
+WITHOUT_PROVIDER = {
+    HYGIENE: "hygiene takes the deterministic path",
+    ENRICHMENT: "every enrichment ends no_provider (counted in /metrics, not logged per article)",
+}
 
 log = logging.getLogger("article_runtime.events")
 
@@ -163,6 +177,16 @@ def log_generation(generation: GenerationRecord) -> None:
         )
 
 
+def without_providers(providers: ProviderConfig | None) -> str | None:
+    """The one line the worker warns at start when a logical call has no provider (None when
+    every call has one)."""
+    missing = [c for c in WITHOUT_PROVIDER if providers is None or providers.for_call(c) is None]
+    if not missing:
+        return None
+    what = "; ".join(WITHOUT_PROVIDER[c] for c in missing)
+    return f"no provider for {', '.join(missing)}: {what}"
+
+
 def log_compensation(event: Mapping[str, Any]) -> None:
     """One line per compensation event produced: a fallback to the next rung, or the end."""
     entity = (event.get("entity") or {}).get("qid")
@@ -180,7 +204,8 @@ def log_compensation(event: Mapping[str, Any]) -> None:
             extra={**fields_, "event": "fallback", "next_rung": event.get("next_attempt")},
         )
     else:
-        log.error(
+        log.log(
+            logging.DEBUG if event["reason"] in SAID_AT_START else logging.ERROR,
             "terminal failure at %s: %s",
             event["stage"],
             event["reason"],
@@ -302,15 +327,20 @@ def logging_config(settings: LogSettings, secrets: Iterable[str]) -> dict[str, A
     # latency. At 3-4 requests an article it cost the worker about 0.3 ms of CPU per article.
     quieter = "NOTSET" if level == "DEBUG" else max(logging.getLevelName(level), logging.WARNING)
     http = {name: {"level": quieter} for name in HTTP_CLIENT_LOGGERS}
+    # Below debug, the Kafka client's repeated lines are held down (one per kind a minute,
+    # none while the broker watch holds the broker unreachable: it speaks for them).
+    held_down = {"filters": ["client_lines"]} if level != "DEBUG" else {}
     return {
         "version": 1,
         "disable_existing_loggers": False,
         "formatters": {"article_runtime": {"()": formatter, "redactor": redactor}},
+        "filters": {"client_lines": {"()": shared}},
         "handlers": {
             "default": {
                 "class": "logging.StreamHandler",
                 "formatter": "article_runtime",
                 "stream": "ext://sys.stdout",
+                **held_down,
             }
         },
         "loggers": http,

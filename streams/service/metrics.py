@@ -14,9 +14,12 @@ Counted at the edges, never in the core:
   partition (the consumer's highwater against its committed offset), table sizes, readiness.
 
 Faust's own Prometheus sensor runs beside ours (``faust_*``: messages received, commits,
-rebalances, web requests). It counts none of the records the worker produces: the stages'
-outputs and the tables' changes go to the producer past Faust's topics, where its send hooks
-sit (the broker's own per-topic metrics show the changelogs' write rate). Counters count per
+rebalances, web requests), its latency histograms in seconds (``faust_*_seconds``, see
+``faust_metrics``). It counts none of the records the worker produces: the stages' outputs
+and the tables' changes go to the producer past Faust's topics, where its send hooks sit (the
+broker's own per-topic metrics show the changelogs' write rate). The process itself (CPU
+seconds, resident memory, open and maximum file descriptors, start time) is
+``prometheus_client``'s ``ProcessCollector`` (``process_*``). Counters count per
 worker and since its start; a redelivered message (after a crash or rebalance) is counted
 again, as it is processed again.
 """
@@ -31,13 +34,14 @@ from typing import TYPE_CHECKING, Any
 import faust
 from faust.agents import current_agent
 from faust.sensors.monitor import Monitor
-from faust.sensors.prometheus import FaustMetrics, PrometheusMonitor
+from faust.sensors.prometheus import MS_LATENCY_BUCKETS, FaustMetrics, PrometheusMonitor
 from faust.types import TP, EventT, StreamT
 from prometheus_client import (
     CollectorRegistry,
     Counter,
     Gauge,
     Histogram,
+    ProcessCollector,
     disable_created_metrics,
     generate_latest,
 )
@@ -55,6 +59,33 @@ STAGE_BUCKETS_S = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 
 MODEL_BUCKETS_S = (0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120)
 # No ``*_created`` series: they double the page and nothing here reads them.
 disable_created_metrics()  # type: ignore[no-untyped-call]
+# Faust's latency histograms (each ``FaustMetrics`` field) as they are exported here: in
+# seconds, Prometheus' base unit, instead of Faust's milliseconds.
+FAUST_SECONDS = {
+    "events_runtime_latency": ("faust_events_runtime_seconds", "Seconds an agent took per event"),
+    "producer_send_latency": (
+        "faust_producer_send_latency_seconds",
+        "Seconds from a send through Faust's topics to the broker's acknowledgement",
+    ),
+    "producer_error_send_latency": (
+        "faust_producer_error_send_latency_seconds",
+        "Seconds from a send through Faust's topics to its failure",
+    ),
+    "assign_latency": ("faust_assign_latency_seconds", "Seconds the partition assignor took"),
+    "rebalance_done_consumer_latency": (
+        "faust_rebalance_done_consumer_latency_seconds",
+        "Seconds from a rebalance's start to the consumer's reply that it is done",
+    ),
+    "rebalance_done_latency": (
+        "faust_rebalance_done_latency_seconds",
+        "Seconds from a rebalance's start to its end, table recovery included",
+    ),
+    "http_latency": ("faust_http_latency_seconds", "Seconds a web request took"),
+    "consumer_commit_latency": (
+        "faust_consumer_commit_latency_seconds",
+        "Seconds a commit of offsets took",
+    ),
+}
 
 
 class Children:
@@ -87,6 +118,7 @@ class FlowMetrics:
     def __init__(self) -> None:
         self.child = Children()
         r = self.registry = CollectorRegistry()
+        ProcessCollector(registry=r)  # process_*: CPU, memory, open files
         self.messages_in = Counter(
             "article_runtime_messages_in",
             "Messages an agent's stream took in, by agent and topic",
@@ -201,6 +233,28 @@ class FlowMetrics:
 
     def render(self) -> bytes:
         return generate_latest(self.registry)
+
+
+class _FromMilliseconds(Histogram):
+    """A histogram in seconds fed in milliseconds, as Faust's sensor observes every latency
+    (``Monitor.ms_since``)."""
+
+    def observe(self, amount: float, exemplar: dict[str, str] | None = None) -> None:
+        super().observe(amount / 1000, exemplar)
+
+
+def faust_metrics(registry: CollectorRegistry) -> FaustMetrics:
+    """Faust's sensor metrics on ``registry``, each latency histogram in seconds and named so
+    (``FAUST_SECONDS``) instead of Faust's millisecond ones (``faust_events_runtime_ms``,
+    ``faust_http_latency``, ...), which ``histogram_quantile`` and dashboards would read as
+    seconds."""
+    metrics = FaustMetrics.create(registry, "faust")
+    buckets = [bound / 1000 for bound in MS_LATENCY_BUCKETS]
+    seconds: dict[str, Any] = {}  # FaustMetrics fields by name
+    for field, (name, documentation) in FAUST_SECONDS.items():
+        registry.unregister(getattr(metrics, field))
+        seconds[field] = _FromMilliseconds(name, documentation, buckets=buckets, registry=registry)
+    return metrics._replace(**seconds)
 
 
 class FaustMonitor(PrometheusMonitor):

@@ -7,16 +7,16 @@ so it sits above the wiring that holds them.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, cast
 
 import faust
-from faust.sensors.prometheus import FaustMetrics
 from prometheus_client import CONTENT_TYPE_LATEST
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from streams.service.metrics import FLOW_TOPICS, FaustMonitor, FlowSensor
+from streams.service.metrics import FLOW_TOPICS, FaustMonitor, FlowSensor, faust_metrics
 from streams.service.wiring import Wiring
 
 if TYPE_CHECKING:
@@ -27,7 +27,7 @@ def install(w: Wiring, ready: Callable[[], list[str]]) -> None:
     """Sensors on the app, the scrape-time collector and the ``/metrics`` page."""
     flow, app = w.metrics, w.app
     app.sensors.add(FlowSensor(flow))
-    app.monitor = FaustMonitor(metrics=FaustMetrics.create(flow.registry, "faust"))
+    app.monitor = FaustMonitor(metrics=faust_metrics(flow.registry))
     flow.registry.register(StateCollector(w, ready))
 
     @app.page("/metrics")
@@ -103,9 +103,18 @@ class StateCollector(Collector):
         )
         for stage, now in self.w.bytes_in_flight.items():
             weight.add_metric([stage], now())
+        waiting = GaugeMetricFamily(
+            "article_runtime_partitions_awaiting_schema",
+            "Partitions this worker holds at a record whose writer schema it does not know "
+            "(a newer release's), waiting for a worker that knows it",
+            labels=["topic"],
+        )
+        unknown = cast("Transport", self.w.app.transport).unknown_writers
+        for topic, count in Counter(tp.topic for tp in (unknown.paused if unknown else ())).items():
+            waiting.add_metric([topic], count)
         reasons = self.not_ready()
         ready = GaugeMetricFamily(
             "article_runtime_ready", "1 when the readiness probe passes, else 0"
         )
         ready.add_metric([], 0 if reasons else 1)
-        return [lag, end, sizes, held, weight, ready]
+        return [lag, end, sizes, held, weight, waiting, ready]

@@ -16,6 +16,13 @@ fallback means, so a redrive is a new attempt through the ordinary agents:
   entity's stored failure by a new attempt on the assembled article it holds, and never enriches
   an entity that already has its result (``agents.enrichment.EnrichmentJoin.on_redrive``).
 
+Which terminals: by default only those an outage caused (``outage_caused``): every model
+attempt ended in a technical failure (timeout, connection error, 429, 5xx), or no provider was
+configured (``no_provider``). A terminal the models did not cause (``content_too_short`` when no
+model was asked, an ``internal_error``) is redriven only when named with ``--reason``. Never one
+where a model answered, validly or not (``answered``): a redrive runs the ladder from the
+primary again, and spec 10.6 never asks a model again for a different answer.
+
 Outputs stay idempotent: same keys, and, for the same candidate set and the same answers, the
 same Markdown and content hashes as a first run. Pure functions here; Kafka I/O is the CLI's.
 """
@@ -27,6 +34,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
+from article_runtime.model.attempts import RETRYABLE
 from streams.kafka.topics import ARTICLE_COMPENSATION
 from streams.service.compensation import RUNGS, compensation_event
 
@@ -40,6 +48,14 @@ STAGES: dict[RedriveStage, tuple[str, ...]] = {
     "enrichment": ("enrichment",),
 }
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+# Terminal reasons an outage stands for by themselves: no model was there to ask.
+OUTAGE_REASONS = frozenset({"no_provider"})
+# Attempt outcomes that are the provider's trouble, not the model's answer (the ones the policy
+# retries on the same provider). A refused request (client_error: 400, 401, 404) is neither an
+# outage nor an answer; anything else, ``output_truncated`` included, is an answer.
+OUTAGE_OUTCOMES = RETRYABLE
+NOT_ANSWERS = OUTAGE_OUTCOMES | {"client_error"}
+MODEL_ROLES = ("runtime_primary", "runtime_fallback")
 
 
 @dataclass(frozen=True)
@@ -62,9 +78,35 @@ class Found:
         return (self.event["article_id"], str(self.group), str(entity.get("qid") or ""))
 
 
+def model_attempts(event: dict[str, Any]) -> list[dict[str, Any]]:
+    return [a for a in event.get("attempts") or () if a["role"] in MODEL_ROLES]
+
+
+def outage_caused(event: dict[str, Any]) -> bool:
+    """Whether an outage explains a terminal event: no provider, or models asked and every
+    attempt a technical failure."""
+    if event["reason"] in OUTAGE_REASONS:
+        return True
+    tried = model_attempts(event)
+    return bool(tried) and all(a["outcome"] in OUTAGE_OUTCOMES for a in tried)
+
+
+def answered(event: dict[str, Any]) -> list[str]:
+    """``model (outcome)`` of each model that answered in this terminal's attempts: asking it
+    again would be asking for a different answer (spec 10.6)."""
+    return list(
+        dict.fromkeys(
+            f"{a.get('model') or a['role']} ({a['outcome']})"
+            for a in model_attempts(event)
+            if a["outcome"] not in NOT_ANSWERS
+        )
+    )
+
+
 @dataclass(frozen=True)
 class Selection:
-    """The operator's filters; None matches everything."""
+    """The operator's filters; None matches everything. Without ``reason``, only terminals
+    an outage caused are redriven."""
 
     stage: RedriveStage
     reason: str | None = None
@@ -96,10 +138,28 @@ def still_terminal(events: Iterable[Found]) -> Iterator[Found]:
     return (found for found in last.values() if found.event["kind"] == "terminal")
 
 
+def refusal(found: Found, selection: Selection) -> str | None:
+    """Why a terminal the filters match is not redriven (None: it is)."""
+    event = found.event
+    models = answered(event)
+    if models:
+        return f"answered: {', '.join(models)} answered; never asked again (spec 10.6)"
+    if selection.reason is None and not outage_caused(event):
+        return f"not_an_outage: {event['reason']} (name it with --reason to redrive it)"
+    return None
+
+
+def matching(events: Iterable[Found], selection: Selection) -> list[tuple[Found, str | None]]:
+    """Every terminal the filters match that no later attempt followed, oldest first, each
+    with its ``refusal``."""
+    chosen = [f for f in still_terminal(events) if selection.matches(f)]
+    chosen.sort(key=lambda f: (f.event["occurred_at"], f.partition, f.offset))
+    return [(found, refusal(found, selection)) for found in chosen]
+
+
 def selected(events: Iterable[Found], selection: Selection) -> list[Found]:
     """The terminal events to redrive, oldest first."""
-    chosen = [f for f in still_terminal(events) if selection.matches(f)]
-    return sorted(chosen, key=lambda f: (f.event["occurred_at"], f.partition, f.offset))
+    return [found for found, why in matching(events, selection) if why is None]
 
 
 def is_redrive_event(event: dict[str, Any]) -> bool:

@@ -34,6 +34,7 @@ RETENTION_ENV = "ARTICLE_RUNTIME_STATE_RETENTION_H"
 REPLICATION_ENV = "ARTICLE_RUNTIME_REPLICATION_FACTOR"
 FETCH_WAIT_ENV = "ARTICLE_RUNTIME_FETCH_WAIT_MS"
 EVENT_LOOP_ENV = "ARTICLE_RUNTIME_EVENT_LOOP"
+UNKNOWN_SCHEMA_WAIT_ENV = "ARTICLE_RUNTIME_UNKNOWN_SCHEMA_WAIT_S"
 ECP_STANDIN_QID_ENV = "ECP_STANDIN_QID"
 ECP_STANDIN_NAME_ENV = "ECP_STANDIN_NAME"
 
@@ -88,6 +89,11 @@ class WorkerSettings:
     data_dir: str | None = None
     ecp_standin: StandInEntity | None = None
     event_loop: str = "uvloop"  # EVENT_LOOPS (``streams.service.event_loop``)
+    # How long a partition waits at a record whose writer schema this release does not know
+    # (a newer release's, during a rolling upgrade) for a worker that knows it, from the first
+    # time this worker met that schema; then such records end unknown_schema_fingerprint
+    # (``streams.kafka.unknown_writers``). Longer than a whole rolling upgrade.
+    unknown_schema_wait_s: float = 900.0
 
     @property
     def retention_s(self) -> float:
@@ -124,6 +130,9 @@ class WorkerSettings:
             data_dir=env.get(DATA_DIR_ENV, "").strip() or None,
             ecp_standin=StandInEntity(qid, name) if qid else None,
             event_loop=event_loop_of(env),
+            unknown_schema_wait_s=_positive(
+                env, UNKNOWN_SCHEMA_WAIT_ENV, cls.unknown_schema_wait_s, float
+            ),
         )
 
 

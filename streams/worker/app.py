@@ -23,6 +23,7 @@ from streams.kafka.codec import AvroCodec
 from streams.kafka.consumer import FlowControl, Transport
 from streams.kafka.tables import table
 from streams.kafka.topics import MAX_MESSAGE_BYTES
+from streams.kafka.unknown_writers import UnknownWriters
 from streams.service import health, metrics_page
 from streams.service.metrics import FlowMetrics
 from streams.service.proposals import KnownSets
@@ -82,11 +83,14 @@ def create_app(
     # committed, and resuming a running flow does not clear the agents' queues.
     transport = Transport(app.conf.broker_consumer, app)
     transport.fetch_wait_ms = settings.fetch_wait_ms
+    codec = AvroCodec()
+    # A record of a newer release's schema waits for a worker that knows it (rolling upgrade).
+    transport.unknown_writers = UnknownWriters(codec.unknown_writer, settings.unknown_schema_wait_s)
     app.transport = transport
     app.flow_control = FlowControl()  # its events find the running loop when awaited
     tables = {name: table(app, name) for name in TABLES}
     work = transport.work
-    w = Wiring(app, settings, AvroCodec(), tables, llm, work, metrics or FlowMetrics())
+    w = Wiring(app, settings, codec, tables, llm, work, metrics or FlowMetrics())
     recorder = ledger.Ledger(w)
     w.ledger = recorder
     transport.before_commit.append(recorder.flush)

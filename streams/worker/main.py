@@ -15,6 +15,7 @@ import dataclasses
 import faulthandler
 import gc
 import logging
+import os
 import sys
 from typing import Any, NoReturn
 
@@ -91,9 +92,11 @@ def main() -> None:
     metrics = FlowMetrics()
     llm = None
     tracer = tracer_from_env(providers.secrets()) if providers is not None else NullTracer()
-    if providers is None:
-        _log.warning("no providers (%s unset): deterministic hygiene, no enrichment", PROVIDERS_ENV)
-    else:
+    unserved = logs.without_providers(providers)
+    if unserved is not None:  # once here; per article only counted (no ERROR per article)
+        where = os.environ.get(PROVIDERS_ENV) or f"{PROVIDERS_ENV} unset"
+        _log.warning("%s (%s)", unserved, where, extra={"event": "no_provider"})
+    if providers is not None:
 
         def observed(generation: GenerationRecord) -> None:
             """The trace hook: Langfuse, then the metrics and the log lines of the attempt."""

@@ -28,13 +28,14 @@ from streams.service.redrive import (
     Found,
     Selection,
     is_hygiene_redrive,
+    matching,
     moment,
     redrive_event,
     selected,
     still_terminal,
 )
 from tests.support.stream_cases import CaseArticle, make_articles
-from tests.unit.stream_helpers import on_wire, only
+from tests.unit.stream_helpers import CODEC, on_wire, only
 from tests.unit.test_stream_stages import (
     ENTITY_A,
     INGESTED_AT,
@@ -69,19 +70,32 @@ def terminal(
     version: dict[str, Any] | None = VERSION,
     entity: dict[str, Any] | None = None,
     at: datetime = NOW,
+    attempts: list[dict[str, Any]] | None = None,
+    wire: bool = True,
 ) -> dict[str, Any]:
+    """A terminal event, as read from the topic (``wire``: through the Avro contract); by
+    default one whose models were down (both timed out)."""
+    if attempts is None:
+        attempts = [attempt("runtime_primary", "timeout"), attempt("runtime_fallback", "timeout")]
     event = compensation_event(
         article_id,
         stage=stage,  # type: ignore[arg-type]
         kind="terminal",
         reason=reason,
         attempts_so_far=attempts_so_far,
+        attempts=attempts,
         origin=ORIGIN,
         occurred_at=at,
         entity=entity,
         version=version,
     )
-    return on_wire(ARTICLE_COMPENSATION.schema, event)
+    return on_wire(ARTICLE_COMPENSATION.schema, event) if wire else event
+
+
+def attempt(role: str, outcome: str, model: str | None = None) -> dict[str, Any]:
+    call = "article_content_hygiene"
+    model = model or f"{role}-model"
+    return {"call": call, "role": role, "model": model, "outcome": outcome, "reason": outcome}
 
 
 def counted(ask: Ask) -> tuple[Ask, list[Rung]]:
@@ -294,6 +308,58 @@ def test_only_events_no_later_attempt_followed_are_selected() -> None:
     # candidates-stage terminals (an unusable page) are not the model ladder's
     unusable = Found(terminal("e", stage="candidates", reason="empty_html"), 0, 7)
     assert selected([unusable], Selection("hygiene")) == []
+
+
+# What the issue names as an outage's failures (timeouts, connection errors, 429, 5xx), written
+# here apart from the runtime's own set; every other outcome the contract knows (and one it
+# does not know yet) is an answer, but for a refused request (client_error), which is neither.
+OUTAGE = ("timeout", "connection_error", "rate_limited", "server_error")
+
+
+def _field(record: Any, name: str) -> Any:
+    return next(f["type"] for f in record["fields"] if f["name"] == name)
+
+
+_ATTEMPT = _field(CODEC.schema("CompensationEvent"), "attempts")["items"]
+CONTRACT_OUTCOMES = tuple(_field(_ATTEMPT, "outcome")["symbols"])
+OUTCOMES = (*CONTRACT_OUTCOMES, "output_truncated")
+ROLES = ("runtime_primary", "runtime_fallback", "deterministic")
+
+
+@given(
+    st.lists(st.tuples(st.sampled_from(ROLES), st.sampled_from(OUTCOMES)), max_size=6),
+    st.sampled_from(("content_too_short", "primary_and_fallback_failed", "no_provider")),
+    st.booleans(),
+)
+def test_by_default_only_outage_terminals_are_redriven_and_an_answering_model_never(
+    tried: list[tuple[str, str]], reason: str, named: bool
+) -> None:
+    attempts = [attempt(role, outcome) for role, outcome in tried]
+    known = all(outcome in CONTRACT_OUTCOMES for _, outcome in tried)
+    event = Found(terminal("a", reason=reason, attempts=attempts, wire=known), 0, 1)
+    models = [outcome for role, outcome in tried if role != "deterministic"]
+    a_model_answered = any(o not in (*OUTAGE, "client_error") for o in models)
+    an_outage = reason == "no_provider" or (bool(models) and all(o in OUTAGE for o in models))
+    selection = Selection("hygiene", reason=reason if named else None)
+    ((found, why),) = matching([event], selection)
+    assert found is event
+    if a_model_answered:
+        assert why is not None and why.startswith("answered:")
+    elif an_outage or named:
+        assert why is None
+    else:
+        assert why is not None and why.startswith("not_an_outage:")
+    assert selected([event], selection) == ([] if why else [event])
+
+
+def test_a_deterministic_failure_is_redriven_only_when_named() -> None:
+    no_models = Found(terminal("a", reason="content_too_short", attempts=[]), 0, 1)
+    assert selected([no_models], Selection("hygiene")) == []
+    assert selected([no_models], Selection("hygiene", reason="content_too_short")) == [no_models]
+    invalid = [attempt("runtime_primary", "invalid", "m1"), attempt("runtime_fallback", "timeout")]
+    asked = Found(terminal("b", reason="content_too_short", attempts=invalid), 0, 2)
+    ((_, why),) = matching([asked], Selection("hygiene", reason="content_too_short"))
+    assert why is not None and "m1 (invalid)" in why
 
 
 RETRY = {

@@ -96,6 +96,12 @@ extraSecretEnv; sorted, without duplicates. */}}
 {{- if ne (not .Values.kafka.tls.certificateKey) (not .Values.kafka.tls.keyKey) }}
 {{- fail "set both kafka.tls.certificateKey and kafka.tls.keyKey (mutual TLS), or neither" }}
 {{- end }}
+{{- if and (not .Values.providers) (not .Values.allowNoProviders) }}
+{{- fail "providers is empty: no model would ever be called (every article deterministic, every enrichment no_provider). Set providers (see examples/providers.example.yaml), or allowNoProviders=true for a trial" }}
+{{- end }}
+{{- if not (has .Values.updateStrategy.type (list "RollingUpdate" "OnDelete")) }}
+{{- fail "updateStrategy.type must be RollingUpdate or OnDelete" }}
+{{- end }}
 {{- if gt (int .Values.replicaCount) (int .Values.kafka.partitions) }}
 {{- fail (printf "replicaCount (%d) > kafka.partitions (%d): workers beyond the partition count sit idle in the consumer group; add partitions first" (int .Values.replicaCount) (int .Values.kafka.partitions)) }}
 {{- end }}
@@ -120,5 +126,15 @@ extraSecretEnv; sorted, without duplicates. */}}
 {{- fail (printf "secret.create: secret.data has no %s" .) }}
 {{- end }}
 {{- end }}
+{{- end }}
+{{- end }}
+
+{{/* PromQL label matchers of this release's series: metrics.prometheusRule.selector, else the
+job and namespace the ServiceMonitor scrapes them as. */}}
+{{- define "article-runtime.metricsSelector" -}}
+{{- if .Values.metrics.prometheusRule.selector }}
+{{- .Values.metrics.prometheusRule.selector }}
+{{- else }}
+{{- printf "job=%q,namespace=%q" (include "article-runtime.fullname" .) .Release.Namespace }}
 {{- end }}
 {{- end }}
