@@ -783,31 +783,39 @@ def _tags(case: CaseArticle, inp: EnrichmentInput) -> list[dict[str, Any]]:
     return tags[:5]
 
 
-def _repair(candidates: CandidateSet) -> dict[str, Any]:
-    """The ``unicode`` repair of the page's debris: the word that carries it, without it."""
-    (block,) = [b for b in candidates.blocks if DEBRIS in b.text]
+def _repairs(candidates: CandidateSet, kept: list[str]) -> list[dict[str, Any]]:
+    """The ``unicode`` repair of the page's debris (the word that carries it, without it), when
+    the page has debris in a block the answer keeps: a real page has none, and an enlarged
+    page's selection may leave the story's block out."""
+    blocks = [b for b in candidates.blocks if DEBRIS in b.text and b.id in kept]
+    if not blocks:
+        return []
+    (block,) = blocks
     word = next(w for w in block.text.split() if DEBRIS in w)
-    return {
-        "target_id": block.id,
-        "original": word,
-        "replacement": word.replace(DEBRIS, ""),
-        "category": "unicode",
-        "justification": "a zero-width space inside a word",
-    }
+    return [
+        {
+            "target_id": block.id,
+            "original": word,
+            "replacement": word.replace(DEBRIS, ""),
+            "category": "unicode",
+            "justification": "a zero-width space inside a word",
+        }
+    ]
 
 
 def _model_answers(candidates: CandidateSet) -> tuple[dict[str, Any], dict[str, Any]]:
     """The primary's and the fallback's valid answers (module docstring)."""
     base = deterministic_proposal(candidates).model_dump(mode="json")
-    fallback = dict(base, repairs=[_repair(candidates)])
+    fallback = dict(base, repairs=_repairs(candidates, base["kept_block_ids"]))
     paragraphs = {b.id for b in candidates.blocks if b.type == "paragraph"}
     last = [i for i in base["kept_block_ids"] if i in paragraphs][-1]
     kept = [i for i in base["kept_block_ids"] if i != last]
     links = {link.id: link.block_id for link in candidates.links}
     primary = dict(
-        fallback,
+        base,
         kept_block_ids=kept,
         kept_link_ids=[i for i in base["kept_link_ids"] if links[i] != last],
+        repairs=_repairs(candidates, kept),
     )
     return primary, fallback
 
@@ -821,7 +829,7 @@ def _assemble(case: CaseArticle, candidates: CandidateSet, path: HygienePath) ->
     )
     if result.article is None:
         raise RuntimeError(f"{case.article_id}: the {path} answer failed the harness")
-    if path != "deterministic" and len(result.article.repairs.applied) != 1:
+    if path != "deterministic" and len(result.article.repairs.applied) != len(answer["repairs"]):
         raise RuntimeError(f"{case.article_id}: the debris repair was not accepted")
     return result.article
 
