@@ -21,6 +21,15 @@ from article_runtime.cli.io import error_line, error_record
 __all__ = ["build_parser", "main"]
 
 
+# The help names no command itself: argparse lists every command added, the stream package's
+# too, each with its help line, so the list cannot fall behind.
+DESCRIPTION = """News articles from raw HTML: the candidate set, the assembled article and its
+enrichment, one page at a time; and, with a Kafka cluster (KAFKA_BOOTSTRAP_SERVERS), pages
+published to the flow, its topics read, terminal articles redriven and recorded answers
+judged again. Each command has its own --help."""
+EPILOG = """Providers come from --providers or $ARTICLE_RUNTIME_PROVIDERS; API keys only from the
+environment variables the providers file names. README.md and docs/operating.md say more."""
+
 Commands = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
 
 
@@ -28,7 +37,8 @@ def build_parser(*more: Commands) -> argparse.ArgumentParser:
     """The core's commands, plus ``more`` (the stream package adds those that need Kafka)."""
     parser = argparse.ArgumentParser(
         prog="article-runtime",
-        description=__doc__,
+        description=DESCRIPTION,
+        epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", required=True)

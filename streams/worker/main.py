@@ -11,12 +11,14 @@ first line lists the effective settings, secrets masked; logs are JSON with
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import faulthandler
 import gc
 import logging
 import os
 import sys
+from collections.abc import Sequence
 from typing import Any, NoReturn
 
 import faust
@@ -73,7 +75,28 @@ def check_partitions(w: Wiring) -> None:
     check_copartitioned(groups, {n: counts.get(n, w.settings.partitions) for n in names})
 
 
-def main() -> None:
+USAGE = """Run the stream worker: every agent of the flow and its web views, until SIGTERM.
+
+Takes no arguments: every setting comes from the environment (KAFKA_BOOTSTRAP_SERVERS, the
+KAFKA_SECURITY_PROTOCOL/KAFKA_SASL_*/KAFKA_SSL_* variables, ARTICLE_RUNTIME_PROVIDERS and the
+other ARTICLE_RUNTIME_* settings). docs/operating.md lists each one with its default, the web
+views, the metrics and the logs.
+"""
+
+
+def parser() -> argparse.ArgumentParser:
+    """Only ``--help``: a worker is configured by its environment, as the chart runs it."""
+    return argparse.ArgumentParser(
+        prog="article-runtime-worker",
+        description=USAGE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    # Before anything reads the environment: --help prints the usage and exits 0, and an
+    # unknown argument exits 2, without reaching for a cluster.
+    parser().parse_args(argv)
     # A crash in C code (a parser, the allocator's abort on a corrupted heap) ends the process
     # with no Python traceback: with this, the log shows where every thread was (stop 27: a
     # worker died on real pages with only glibc's "free(): invalid pointer" to go on).
