@@ -13,13 +13,32 @@ GO ?= $(or $(shell command -v go),/usr/local/go/bin/go)
 # download and dpkg-deb -x: no daemon installed, no root needed), once into the same cache.
 PROMTOOL := $(HOME)/.cache/article-runtime/promtool/promtool
 
-.PHONY: lock demo test lint bench bench-stream soak clean evals evals-live evals-install debian-packages mutants
+.PHONY: lock demo test lint bench bench-stream soak clean evals evals-live evals-install debian-packages mutants prereqs
+
+## What the machine must have that make cannot install itself (README.md, "Prerequisites"):
+## checked before every target (about 0.2 s once .venv exists), one line naming what is
+## missing. Each group is needed only until what it builds exists: python, a C++ compiler and
+## ICU until .venv is made, Maven until the Kafka jars are cached, Node until promptfoo is in
+## evals/node_modules, Go until helm is built, apt-get until promtool is unpacked.
+KAFKA_JARS := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/article-runtime/kafka-*/libs/.complete
+NEED_venv := $(if $(wildcard $(STAMP)),,python compiler icu)
+NEED_kafka := java $(if $(wildcard $(KAFKA_JARS)),,maven)
+NEED_evals := $(if $(wildcard $(PROMPTFOO)),,node)
+NEED_helm := $(if $(wildcard $(HELM)),,go)
+NEED_promtool := $(if $(wildcard $(PROMTOOL)),,apt)
+# What each target needs (its prerequisites inherit it); `make prereqs` checks everything.
+NEEDS = venv
+demo bench-stream soak: NEEDS += kafka
+test: NEEDS += kafka evals helm promtool
+evals evals-live evals-install: NEEDS += evals
+prereqs:
+	@PYTHON=$(PYTHON) GO=$(GO) sh tools/prereqs.sh debian $(foreach n,$(NEEDS) $(if $(filter prereqs,$(MAKECMDGOALS)),kafka evals helm promtool),$(NEED_$(n)))
 
 ## Debian packages the runtime uses besides Python's (debian-packages.txt: Hunspell and its
 ## dictionaries), installed with apt-get when one is missing; checked on every run (~0.1 s).
 DEB_PACKAGES := $(shell sed -e 's/\#.*//' debian-packages.txt)
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
-debian-packages:
+debian-packages: prereqs
 	@missing=""; for p in $(DEB_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
 	done; \
@@ -53,10 +72,10 @@ demo: $(STAMP)
 test: $(STAMP) lint $(PROMPTFOO) $(HELM) $(PROMTOOL)
 	ARTICLE_RUNTIME_HELM=$(HELM) ARTICLE_RUNTIME_PROMTOOL=$(PROMTOOL) $(BIN)/pytest -q
 
-$(HELM):
+$(HELM): | prereqs
 	GOTOOLCHAIN=local GOFLAGS=-trimpath GOBIN=$(dir $(HELM)) $(GO) install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
 
-$(PROMTOOL):
+$(PROMTOOL): | prereqs
 	rm -rf $(dir $@).unpack && mkdir -p $(dir $@).unpack
 	cd $(dir $@).unpack && apt-get download -qq prometheus && dpkg-deb -x prometheus_*.deb .
 	mv $(dir $@).unpack/usr/bin/promtool $@ && rm -rf $(dir $@).unpack
@@ -91,7 +110,7 @@ mutants: $(STAMP)
 	nice -n 10 $(BIN)/python -m mutation.run $(if $(MODULE),--module $(MODULE))
 
 ## Promptfoo, pinned in evals/package-lock.json, into evals/node_modules (gitignored).
-$(PROMPTFOO): evals/package.json evals/package-lock.json
+$(PROMPTFOO): evals/package.json evals/package-lock.json | prereqs
 	npm ci --prefix evals --no-audit --no-fund
 	@touch $@
 
