@@ -54,7 +54,7 @@ def test_recent_enough_tools_pass_silently(tmp_path: Path) -> None:
 
 
 def test_absent_tools_are_each_named(tmp_path: Path) -> None:
-    # GO names a file that does not exist; the C++ compiler is looked up under two names.
+    # GO names a file that does not exist in the stand-ins folder, which holds nothing.
     done = check(tmp_path, "go", "apt")
     assert "Go (go" in done.stderr
     assert done.returncode == 1
