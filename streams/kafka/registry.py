@@ -66,6 +66,16 @@ class RegistrySettings:
     def writes_registry_format(self) -> bool:
         return self.value_format == "schema-registry"
 
+    def masked(self) -> dict[str, str | None]:
+        """The settings as a log line may show them: the password never."""
+        return {
+            "url": self.url,
+            "value_format": self.value_format,
+            "username": self.username,
+            "password": None if self.password is None else "***",
+            "ca_file": self.ca_file,
+        }
+
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> RegistrySettings | None:
         """The registry settings, or None for a deployment without one (single-object only)."""
