@@ -20,7 +20,8 @@ Ingestion code publishes articles with ``ArticleProducer``; it holds everything
 
 Errors are ``PublishError`` with a categorical ``reason``: one record's (``invalid_record``,
 ``message_too_large``, ``not_delivered``) or the cluster's (``unreachable``,
-``authentication_failed``, ``topic_missing``).
+``authentication_failed``, ``topic_missing``; with the registry format ``schema_refused`` and
+``registry_unavailable``).
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ from confluent_kafka import KafkaError, KafkaException, Message, Producer
 
 from streams.kafka.codec import AvroCodec, EncodeError
 from streams.kafka.connection import KafkaConnection
-from streams.kafka.registry_codec import codec_from_env
+from streams.kafka.registry import RegistryError
+from streams.kafka.registry_codec import SchemaRefused, codec_from_env
 from streams.kafka.topics import (
     ARTICLE_INGESTED,
     MAX_MESSAGE_BYTES,
@@ -112,9 +114,17 @@ class ArticleProducer:
         )
         try:
             self.partitions = self._wait_for_topic()
+            if self.codec.write_id is not None:  # the registry format: its subject now
+                self.codec.write_id(self.topic.schema)
         except PublishError:
             self.close()
             raise
+        except (SchemaRefused, RegistryError) as error:
+            self.close()
+            reason = (
+                "schema_refused" if isinstance(error, SchemaRefused) else "registry_unavailable"
+            )
+            raise PublishError(reason, str(error)) from None
 
     def __enter__(self) -> ArticleProducer:
         return self

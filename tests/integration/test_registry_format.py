@@ -21,6 +21,7 @@ from fastavro import parse_schema, schemaless_reader
 
 from streams.kafka.decoding import json_ready
 from streams.kafka.preflight import EXIT_REFUSED
+from streams.kafka.producer import ArticleProducer, PublishError
 from streams.kafka.registry import REGISTRY_URL_ENV, VALUE_FORMAT_ENV
 from streams.kafka.registry_codec import codec_from_env
 from streams.kafka.topics import ARTICLE_INGESTED, BY_NAME, TOPICS
@@ -140,3 +141,20 @@ def test_a_worker_refuses_to_start_on_a_schema_the_registry_refuses(
             log = worker.log_path.read_text("utf-8", errors="replace")
             assert "refuses EcpVerdict under ecp.verdict-value" in log, log[-2000:]
             assert "Traceback" not in log
+
+
+def test_a_producer_refused_by_the_registry_says_so_before_its_first_record(
+    kafka_flow: Flow, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    theirs = {"type": "record", "name": "ArticleIngested", "fields": [{"name": "n", "type": "int"}]}
+    with running_registry() as registry:
+        registry.registry.register("article.ingested-value", json.dumps(theirs))
+        monkeypatch.setenv(REGISTRY_URL_ENV, registry.url)
+        monkeypatch.setenv(VALUE_FORMAT_ENV, "schema-registry")
+        with pytest.raises(PublishError) as caught:
+            ArticleProducer(kafka_flow.connection)
+        assert caught.value.reason == "schema_refused"
+        assert "article.ingested-value" in caught.value.detail
+    with pytest.raises(PublishError) as caught:  # the registry is gone now
+        ArticleProducer(kafka_flow.connection, timeout_s=5)
+    assert caught.value.reason == "registry_unavailable"
