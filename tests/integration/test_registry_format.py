@@ -12,7 +12,6 @@ from __future__ import annotations
 import io
 import json
 import urllib.request
-from collections import Counter
 from typing import Any
 
 import pytest
@@ -24,7 +23,7 @@ from streams.kafka.preflight import EXIT_REFUSED
 from streams.kafka.producer import ArticleProducer, PublishError
 from streams.kafka.registry import REGISTRY_URL_ENV, VALUE_FORMAT_ENV
 from streams.kafka.registry_codec import codec_from_env
-from streams.kafka.topics import ARTICLE_INGESTED, BY_NAME, TOPICS
+from streams.kafka.topics import ARTICLE_ENRICHED, ARTICLE_INGESTED, BY_NAME, TOPICS
 from streams.service.settings import UNKNOWN_SCHEMA_WAIT_ENV
 from tests.integration.stream_support import Flow
 from tests.llm_support import FALLBACK, PRIMARY
@@ -115,16 +114,20 @@ def test_every_topic_round_trips_in_the_registry_format(
         # at its start the worker looked up, checked and registered; it fetched no schema
         assert {path.split("/")[1] for _, path in at_start} == {"subjects", "compatibility"}
 
-        reader, ours, seen = RegistryReader(registry.url), codec_from_env(), Counter[str]()
+        reader, ours = RegistryReader(registry.url), codec_from_env()
+        seen: dict[str, list[dict[str, Any]]] = {}
         for topic in TOPICS:
             for raw in every_value(kafka_flow, topic.name):
                 if raw.startswith(b"\x00" + UNKNOWN_ID.to_bytes(4, "big")):
                     continue  # the poison message above
                 record = reader.read(raw)
                 assert json_ready(record) == json_ready(ours.decode(raw, topic.schema))
-                seen[topic.name] += 1
-        assert set(seen) == set(BY_NAME), seen  # every topic, each in the registry format
-        assert seen[ARTICLE_INGESTED.name] == len(cases)
+                seen.setdefault(topic.name, []).append(record)
+        assert set(seen) == set(BY_NAME), seen.keys()  # every topic, in the registry format
+        published = {r["article_id"]: r["html"] for r in seen[ARTICLE_INGESTED.name]}
+        assert published == {c.article_id: c.html for c in cases}
+        enriched = {r["article_id"] for r in seen[ARTICLE_ENRICHED.name]}
+        assert enriched == {c.article_id for c in cases if outcomes[c.article_id].enriched}
 
 
 def test_a_worker_refuses_to_start_on_a_schema_the_registry_refuses(
