@@ -14,9 +14,9 @@ Reference"), and is written apart from ``streams.kafka.registry`` (the client un
   ``_TRANSITIVE`` forms, and NONE.
 
 Compatibility follows the Avro specification's schema resolution: BACKWARD means the new schema
-reads what the old one wrote. Schemas are compared by their JSON with documentation left out
-(a re-registered schema gets its first ID). Optional basic auth. Started on a free port in a
-thread::
+reads what the old one wrote. Schemas are compared by their parsed JSON, documentation included
+as Confluent's registry does (a re-registered schema gets its first ID). Optional basic auth.
+Started on a free port in a thread::
 
     with running_registry() as registry:
         registry.url  # http://127.0.0.1:PORT
@@ -185,14 +185,6 @@ def _readable(
     return problems
 
 
-def _without_docs(schema: Any) -> Any:
-    if isinstance(schema, dict):
-        return {k: _without_docs(v) for k, v in schema.items() if k != "doc"}
-    if isinstance(schema, list):
-        return [_without_docs(v) for v in schema]
-    return schema
-
-
 # -- the registry -------------------------------------------------------------------------------
 
 
@@ -207,9 +199,9 @@ class Registry:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def id_of(self, text: str) -> int | None:
-        key = _without_docs(json.loads(text))
+        key = json.loads(text)
         for index, held in enumerate(self.schemas):
-            if _without_docs(json.loads(held)) == key:
+            if json.loads(held) == key:
                 return index + 1
         return None
 
