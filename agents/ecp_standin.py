@@ -20,9 +20,10 @@ from typing import Any
 import faust
 from confluent_kafka import Consumer
 
-from streams.kafka.codec import AvroCodec, CodecError
+from streams.kafka.codec import CodecError
 from streams.kafka.connection import KafkaConnection
 from streams.kafka.producer import ArticleProducer, PublishError
+from streams.kafka.registry_codec import codec_from_env
 from streams.kafka.topics import ARTICLE_ASSEMBLED, ECP_VERDICT
 from streams.kafka.window import InFlight
 from streams.service.records import now
@@ -66,7 +67,7 @@ def serve(connection: KafkaConnection, entity: StandInEntity, stop: threading.Ev
     """The stand-in apart from the worker: verdicts for what ``article.assembled`` holds,
     each batch published before its offsets are committed (at-least-once, as ECP's), until
     ``stop`` is set."""
-    codec = AvroCodec()
+    codec = codec_from_env()
     settings = {"group.id": GROUP, "auto.offset.reset": "earliest"}
     consumer = Consumer({**connection.confluent(), **settings, "enable.auto.commit": False})
     consumer.subscribe([ARTICLE_ASSEMBLED.name])

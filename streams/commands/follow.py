@@ -15,8 +15,9 @@ from typing import Any
 
 from confluent_kafka import Consumer, KafkaError
 
-from streams.kafka.codec import AvroCodec, CodecError
+from streams.kafka.codec import CodecError
 from streams.kafka.connection import KafkaConnection
+from streams.kafka.registry_codec import codec_from_env
 from streams.kafka.topics import (
     ARTICLE_ASSEMBLED,
     ARTICLE_COMPENSATION,
@@ -93,7 +94,7 @@ def follow(
     instead of waiting out ``timeout_s`` for outcomes that cannot come.
     """
     wanted = {a: ArticleOutcome(a) for a in article_ids}
-    codec = AvroCodec()
+    codec = codec_from_env()
     consumer = Consumer(
         {
             **connection.confluent(),

@@ -32,9 +32,10 @@ from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
 from agents.candidates import candidates_of, retry_context
 from agents.versions import label
 from article_runtime.model import CandidateSet
-from streams.kafka.codec import AvroCodec, CodecError
+from streams.kafka.codec import CodecError
 from streams.kafka.connection import KafkaConnection
 from streams.kafka.preflight import connect_from_env
+from streams.kafka.registry_codec import codec_from_env
 from streams.kafka.snapshot import READ_TIMEOUT_S, Unavailable, read_to_end
 from streams.kafka.topics import (
     ARTICLE_COMPENSATION,
@@ -60,7 +61,7 @@ class Cluster:
 
     def __init__(self, connection: KafkaConnection) -> None:
         self.connection = connection
-        self.codec = AvroCodec()
+        self.codec = codec_from_env()
         self.consumer = Consumer(
             connection.confluent()
             | {

@@ -26,9 +26,9 @@ from confluent_kafka import Consumer
 
 from article_runtime.cli.io import error_line
 from streams.commands.rejudged import ladder_of, line, recorded_outcome, summary
-from streams.kafka.codec import AvroCodec
 from streams.kafka.connection import KafkaConnection
 from streams.kafka.preflight import connect_from_env
+from streams.kafka.registry_codec import codec_from_env
 from streams.kafka.snapshot import Unavailable, read_to_end
 from streams.kafka.topics import ARTICLE_ASSEMBLED, ARTICLE_COMPENSATION, ARTICLE_PROPOSAL
 from streams.service.redrive import moment
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     since = None if args.since is None else moment(args.since)
     until = None if args.until is None else moment(args.until)
     since_ms = None if since is None else int(since.timestamp() * 1000)
-    consumer, codec = _consumer(connect_from_env("article-runtime replay")), AvroCodec()
+    consumer, codec = _consumer(connect_from_env("article-runtime replay")), codec_from_env()
     proposals: dict[str, list[dict[str, Any]]] = defaultdict(list)
     outcomes: dict[str, list[tuple[str, dict[str, Any]]]] = defaultdict(list)
     try:

@@ -26,6 +26,7 @@ from functools import cache
 from typing import Any
 
 from streams.kafka.codec import AvroCodec, DecodeError
+from streams.kafka.registry_codec import codec_from_env
 from streams.kafka.topics import (
     ARTICLE_ASSEMBLED,
     ARTICLE_COMPENSATION,
@@ -77,7 +78,7 @@ class UnknownTopic(ValueError):
 
 @cache
 def _codec() -> AvroCodec:
-    return AvroCodec()
+    return codec_from_env()  # reads the registry's wire format too when one is configured
 
 
 def decode_message(topic: str, value: bytes | None) -> dict[str, Any]:

@@ -10,6 +10,7 @@ broker answers.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from typing import Any
@@ -30,6 +31,7 @@ from streams.kafka.connection import (
     ConnectionSettingError,
     KafkaConnection,
 )
+from streams.kafka.registry import RegistrySettingError, RegistrySettings
 
 DEFAULT_TIMEOUT_S = 10.0
 EXIT_REFUSED = 2  # a setting is wrong: restarting will not help
@@ -79,8 +81,9 @@ def connect_from_env(prog: str, *, timeout_s: float = DEFAULT_TIMEOUT_S) -> Kafk
     by ``preflight``; otherwise one line on stderr (``prog: ...``) and exit code 2."""
     try:
         connection = KafkaConnection.from_env()
+        RegistrySettings.from_env(os.environ)  # the codec's settings, refused here in one line
         preflight(connection, timeout_s=timeout_s)
-    except (ConnectionSettingError, ClusterRefused) as error:
+    except (ConnectionSettingError, RegistrySettingError, ClusterRefused) as error:
         print(f"{prog}: {error}", file=sys.stderr, flush=True)
         raise SystemExit(EXIT_REFUSED) from None
     return connection

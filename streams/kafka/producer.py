@@ -7,7 +7,8 @@ Ingestion code publishes articles with ``ArticleProducer``; it holds everything
 - partitioner: murmur2, as the Java client and the worker (aiokafka) hash keys. librdkafka's
   default (``consistent_random``, CRC32) puts keys elsewhere and silently breaks the
   co-partitioned joins, so ``partitioner=murmur2_random`` is set here;
-- value: Avro single-object encoding of the topic's current schema (``streams.kafka.codec``);
+- value: Avro single-object encoding of the topic's current schema (``streams.kafka.codec``),
+  or the schema registry's wire format when the environment asks for it (docs/registry.md);
 - durability: idempotent, ``acks=all``; ``send`` returns only once the broker has the message.
 
     from streams.kafka.connection import KafkaConnection
@@ -19,7 +20,8 @@ Ingestion code publishes articles with ``ArticleProducer``; it holds everything
 
 Errors are ``PublishError`` with a categorical ``reason``: one record's (``invalid_record``,
 ``message_too_large``, ``not_delivered``) or the cluster's (``unreachable``,
-``authentication_failed``, ``topic_missing``).
+``authentication_failed``, ``topic_missing``; with the registry format ``schema_refused`` and
+``registry_unavailable``).
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ from confluent_kafka import KafkaError, KafkaException, Message, Producer
 
 from streams.kafka.codec import AvroCodec, EncodeError
 from streams.kafka.connection import KafkaConnection
+from streams.kafka.registry import RegistryError
+from streams.kafka.registry_codec import SchemaRefused, codec_from_env
 from streams.kafka.topics import (
     ARTICLE_INGESTED,
     MAX_MESSAGE_BYTES,
@@ -92,7 +96,7 @@ class ArticleProducer:
         codec: AvroCodec | None = None,
     ) -> None:
         self.topic, self.timeout_s = topic, timeout_s
-        self.codec = codec or AvroCodec()
+        self.codec = codec or codec_from_env()
         self._fatal: PublishError | None = None
         self._last_error = ""
         self._closed = False
@@ -110,9 +114,17 @@ class ArticleProducer:
         )
         try:
             self.partitions = self._wait_for_topic()
+            if self.codec.write_id is not None:  # the registry format: its subject now
+                self.codec.write_id(self.topic.schema)
         except PublishError:
             self.close()
             raise
+        except (SchemaRefused, RegistryError) as error:
+            self.close()
+            reason = (
+                "schema_refused" if isinstance(error, SchemaRefused) else "registry_unavailable"
+            )
+            raise PublishError(reason, str(error)) from None
 
     def __enter__(self) -> ArticleProducer:
         return self

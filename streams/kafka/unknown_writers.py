@@ -14,6 +14,11 @@ writer nobody deploys (a producer outside the contract) is no upgrade, so once i
 over the partition is read again from the held record, and the record and every later one of
 that writer reach the agents, which end them as ``unknown_schema_fingerprint`` as before. The
 wait must be longer than a whole rolling upgrade (``ARTICLE_RUNTIME_UNKNOWN_SCHEMA_WAIT_S``).
+
+With a schema registry a writer is a registry ID, and a newer release's is served by the
+registry: only an ID this worker has not fetched yet (fetched meanwhile in a thread) or one the
+registry cannot serve (it is away) holds a partition. ``known`` tells when the writer can be
+read, and the partition is then read again at once rather than at the end of its wait.
 """
 
 from __future__ import annotations
@@ -47,8 +52,10 @@ class UnknownWriters:
         unknown: Callable[[bytes], bytes | None],
         wait_s: float,
         clock: Callable[[], float] = time.monotonic,
+        known: Callable[[bytes], bool] | None = None,
     ) -> None:
         self.unknown, self.wait_s, self.clock = unknown, wait_s, clock
+        self.known = known
         self._first_met: dict[bytes, float] = {}
         self._held: dict[TP, Held] = {}
         self._lock = threading.Lock()
@@ -84,10 +91,15 @@ class UnknownWriters:
         return True
 
     def due(self) -> dict[TP, int]:
-        """The partitions whose wait is over, each with its held offset: seek there, then
-        ``release`` it (still held until then, so nothing after the record goes first)."""
-        now = self.clock()
-        return {tp: held.offset for tp, held in self._held.items() if held.until <= now}
+        """The partitions whose wait is over, or whose writer can be read now, each with its
+        held offset: seek there, then ``release`` it (still held until then, so nothing after
+        the record goes first)."""
+        now, known = self.clock(), self.known
+        return {
+            tp: held.offset
+            for tp, held in self._held.items()
+            if held.until <= now or (known is not None and known(held.fingerprint))
+        }
 
     def release(self, tp: TP) -> None:
         with self._lock:

@@ -2,7 +2,8 @@
 
 Provider keys never pass through here: they stay in the variables the providers file names
 (``api_key_env``), read only by ``article_runtime.llm.providers`` at call time. The Kafka
-connection (``streams.kafka.connection``) holds the SASL password and never shows it.
+connection (``streams.kafka.connection``) holds the SASL password and never shows it; the
+schema registry's settings (``streams.kafka.registry``) hold its password the same way.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import TypeVar
 
 from streams.kafka.connection import ConnectionSettingError, KafkaConnection
 from streams.kafka.partitions import PARTITIONS_ENV
+from streams.kafka.registry import RegistrySettingError, RegistrySettings
 from streams.kafka.topics import PARTITIONS
 from streams.service.event_loop import EVENT_LOOPS
 
@@ -94,6 +96,10 @@ class WorkerSettings:
     # time this worker met that schema; then such records end unknown_schema_fingerprint
     # (``streams.kafka.unknown_writers``). Longer than a whole rolling upgrade.
     unknown_schema_wait_s: float = 900.0
+    # The schema registry, when the deployment has one (ARTICLE_RUNTIME_SCHEMA_REGISTRY_URL):
+    # values in its wire format are read, and written when ARTICLE_RUNTIME_VALUE_FORMAT is
+    # schema-registry. None: Avro single-object encoding only (docs/registry.md).
+    registry: RegistrySettings | None = None
 
     @property
     def retention_s(self) -> float:
@@ -109,6 +115,10 @@ class WorkerSettings:
         try:
             connection = KafkaConnection.from_env(env)
         except ConnectionSettingError as error:
+            raise SettingsError(str(error)) from None
+        try:
+            registry = RegistrySettings.from_env(env)
+        except RegistrySettingError as error:
             raise SettingsError(str(error)) from None
         qid = env.get(ECP_STANDIN_QID_ENV, "").strip()
         name = env.get(ECP_STANDIN_NAME_ENV, "").strip()
@@ -133,6 +143,7 @@ class WorkerSettings:
             unknown_schema_wait_s=_positive(
                 env, UNKNOWN_SCHEMA_WAIT_ENV, cls.unknown_schema_wait_s, float
             ),
+            registry=registry,
         )
 
 

@@ -21,6 +21,7 @@ from agents import (
 from article_runtime.llm.policy import LLMRuntime
 from streams.kafka.codec import AvroCodec
 from streams.kafka.consumer import FlowControl, Transport
+from streams.kafka.registry_codec import registry_codec
 from streams.kafka.tables import table
 from streams.kafka.topics import MAX_MESSAGE_BYTES
 from streams.kafka.unknown_writers import UnknownWriters
@@ -50,6 +51,19 @@ TABLES = tuple(TABLE_AGENTS)
 # without a commit. Faust's default is 20 minutes, during which a worker waiting on one record
 # settles nothing and looks healthy; Kafka's Java producer gives up after 2 minutes.
 PRODUCER_REQUEST_TIMEOUT_S = 120.0
+
+
+def worker_codec(settings: WorkerSettings) -> AvroCodec:
+    """The codec of the deployment's value format. Writing the registry's, every topic's
+    subject is registered now, so a schema the registry refuses stops the start
+    (``SchemaRefused``) instead of the first record. A worker never waits for the registry
+    on its event loop: IDs it has not cached are fetched in a thread."""
+    if settings.registry is None:
+        return AvroCodec()
+    codec, subjects = registry_codec(settings.registry, blocking=False)
+    if settings.registry.writes_registry_format:
+        subjects.register_all()
+    return codec
 
 
 def create_app(
@@ -83,9 +97,11 @@ def create_app(
     # committed, and resuming a running flow does not clear the agents' queues.
     transport = Transport(app.conf.broker_consumer, app)
     transport.fetch_wait_ms = settings.fetch_wait_ms
-    codec = AvroCodec()
+    codec = worker_codec(settings)
     # A record of a newer release's schema waits for a worker that knows it (rolling upgrade).
-    transport.unknown_writers = UnknownWriters(codec.unknown_writer, settings.unknown_schema_wait_s)
+    transport.unknown_writers = UnknownWriters(
+        codec.unknown_writer, settings.unknown_schema_wait_s, known=codec.writer_known
+    )
     app.transport = transport
     app.flow_control = FlowControl()  # its events find the running loop when awaited
     tables = {name: table(app, name) for name in TABLES}

@@ -37,6 +37,8 @@ from streams.kafka.partitions import (
     found_count,
 )
 from streams.kafka.preflight import EXIT_REFUSED, ClusterRefused, preflight
+from streams.kafka.registry import RegistryError
+from streams.kafka.registry_codec import SchemaRefused
 from streams.service import event_loop, logs
 from streams.service.metrics import FlowMetrics
 from streams.service.settings import SettingsError, WorkerSettings
@@ -128,7 +130,11 @@ def main(argv: Sequence[str] | None = None) -> None:
             logs.log_generation(generation)
 
         llm = LLMRuntime(providers, record=observed)
-    worker_settings = {k: v for k, v in dataclasses.asdict(settings).items() if k != "connection"}
+    worker_settings = {
+        k: v for k, v in dataclasses.asdict(settings).items() if k not in ("connection", "registry")
+    }
+    if settings.registry is not None:  # its password masked, as the connection's
+        worker_settings["registry"] = settings.registry.masked()
     effective = logs.effective_settings(
         worker_settings,
         settings.connection.masked(),
@@ -137,7 +143,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         logs=log_settings,
     )
     _log.info("starting worker", extra={"event": "startup", "settings": effective})
-    w = create_app(settings, llm, metrics)
+    try:
+        w = create_app(settings, llm, metrics)
+    except (SchemaRefused, RegistryError) as error:
+        refuse(f"schema registry: {error}")
     try:
         check_partitions(w)
     except PartitionMismatch as error:

@@ -54,8 +54,8 @@ def main() -> None:
     directory = Path(os.environ[NEXT_RELEASE_SCHEMAS_ENV])
     shipped = codec.AvroCodec.__init__
 
-    def next_release(self: codec.AvroCodec, schema_dir: Path = directory) -> None:
-        shipped(self, schema_dir)
+    def next_release(self: codec.AvroCodec, schema_dir: Path = directory, **registry: Any) -> None:
+        shipped(self, schema_dir, **registry)
 
     codec.AvroCodec.__init__ = next_release  # type: ignore[method-assign]
     worker()
