@@ -44,12 +44,13 @@ from streams.kafka.topics import (
     ARTICLE_COMPENSATION,
     ARTICLE_ENRICHED,
     ECP_VERDICT,
+    VERDICT_REPARTITION,
 )
 from streams.kafka.window import InFlight, KeyedLocks
 from streams.service.compensation import compensation_event
 from streams.service.records import assembled_article, attempt_records, enriched_record, now
 from streams.service.redrive import is_redrive_event
-from streams.service.routing import misrouted_event
+from streams.service.routing import contract_topic, placed
 from streams.service.wiring import Emit, Event, Wiring
 
 JOIN_TABLE = "enrichment_join"
@@ -408,13 +409,14 @@ def register(w: Wiring) -> None:
 
     async def handle(event: Event, record: dict[str, Any]) -> list[Emit]:
         message = event.message
-        if message.topic == ECP_VERDICT.name:  # the classifier's producer is not ours
-            # A verdict off its article's partition would wait for an article the join never
-            # sees there: it ends as a terminal event naming its entity.
-            refused = misrouted_event(w, event, record, "enrichment", entity=record["entity"])
-            if refused is not None:
-                return [refused]
-        return await join.on_message(message.topic, record, (message.partition, message.offset))
+        topic = contract_topic(message.topic)
+        if topic is ECP_VERDICT:  # the classifier's producer is not ours
+            # A verdict off its article's partition is forwarded to it (or, keyed by something
+            # else than its article, ends as a terminal event naming its entity).
+            elsewhere = placed(w, event, record, "enrichment", entity=record["entity"])
+            if elsewhere is not None:
+                return elsewhere
+        return await join.on_message(topic.name, record, (message.partition, message.offset))
 
     def learner(event: Event) -> Callable[[dict[str, Any]], Awaitable[None]]:
         at = (event.message.partition, event.message.offset)
@@ -429,7 +431,9 @@ def register(w: Wiring) -> None:
         # As ``w.process`` does: a rebalance abandons a redrive's model call.
         await w.work.run(event.message, watch(w, event, learner(event)))
 
-    @w.app.agent(w.topic(ARTICLE_ASSEMBLED, ECP_VERDICT, ARTICLE_COMPENSATION), name="enrichment")
+    topics = w.topic(ARTICLE_ASSEMBLED, ECP_VERDICT, VERDICT_REPARTITION, ARTICLE_COMPENSATION)
+
+    @w.app.agent(topics, name="enrichment")
     async def enrichment(stream: faust.StreamT[bytes]) -> None:
         manual = cast(faust.Stream[bytes], stream).noack()  # StreamT does not declare it
         window = InFlight(w.settings.calls_in_flight, manual.ack)

@@ -16,7 +16,7 @@ from fastavro import parse_schema, schemaless_writer
 
 from article_runtime.resources import AVRO_DIR
 from streams.kafka.codec import MAGIC, AvroCodec, DecodeError, EncodeError
-from streams.kafka.topics import TOPICS
+from streams.kafka.topics import PUBLIC, SOURCE_OF, TOPICS
 from streams.service.compensation import compensation_event, undecodable
 
 AT = datetime(2026, 3, 14, 9, 26, 53, 589000, tzinfo=UTC)
@@ -479,8 +479,10 @@ def test_fallback_event_must_name_its_next_attempt() -> None:
 
 
 def test_topics_have_schemas(codec: AvroCodec) -> None:
-    assert len({topic.name for topic in TOPICS}) == len(TOPICS) == 6
-    assert sorted(topic.schema for topic in TOPICS) == codec.schema_names
+    assert len({topic.name for topic in TOPICS}) == len(TOPICS) == 8
+    assert sorted(topic.schema for topic in PUBLIC) == codec.schema_names
+    for internal, source in SOURCE_OF.items():  # a forwarded copy is its source's record
+        assert internal.schema == source.schema
 
 
 def test_a_codec_without_its_schemas_refuses_to_start(tmp_path: Path) -> None:
