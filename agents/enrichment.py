@@ -97,14 +97,16 @@ def superseded(
     return {**empty_state(version), "verdicts": verdicts}
 
 
-def result_emit(stored: dict[str, Any]) -> Emit:
-    """The output for a stored result; the same bytes of content every time it is replayed."""
+def result_emit(stored: dict[str, Any], article: AssembledArticle | None = None) -> Emit:
+    """The output for a stored result; the same bytes of content every time it is replayed
+    (an enrichment carries the ``article`` it enriches when it is given: not stored, since
+    the table would hold every article's Markdown again)."""
     at = datetime.fromtimestamp(stored["at"], UTC)
     version = stored.get("version")
     result = stored["result"]
     if stored["kind"] == "enriched":
         enriched = _validated(EnrichedArticle, result)
-        record = enriched_record(enriched, at=at, version=version)
+        record = enriched_record(enriched, at=at, version=version, article=article)
         return Emit(ARTICLE_ENRICHED, enriched.source, record)
     failure = _validated(EnrichmentFailure, result)
     detail = None if failure.last_reason is None else f"last attempt: {failure.last_reason}"
@@ -298,6 +300,13 @@ class EnrichmentJoin:
         """
         markdown_hash = state["article"]["hash"]
         emits, done = [], set()
+        loaded: list[AssembledArticle] = []
+
+        async def once() -> AssembledArticle:  # read at most once, for the model and outputs
+            if not loaded:
+                loaded.append(await load())
+            return loaded[0]
+
         for key, entity in state["verdicts"].items():
             qid, _, judged = key.rpartition("@")
             result_key = f"{qid}@{markdown_hash}"
@@ -310,7 +319,7 @@ class EnrichmentJoin:
             if stored is None:
                 try:
                     who = Entity.model_validate(entity)
-                    stored = await self._enriched(article_id, state, load, who)
+                    stored = await self._enriched(article_id, state, once, who)
                     if redrive is not None:
                         stored = {**stored, "redrive": redrive}
                     state = {**state, "results": {**state["results"], result_key: stored}}
@@ -319,7 +328,7 @@ class EnrichmentJoin:
                 except Exception as exc:  # the entity's terminal event says what went wrong
                     emits.append(failed(article_id, entity, state["version"], exc))
                     continue
-            emits.append(result_emit(stored))
+            emits.append(await with_article(stored, once))
         return emits
 
     async def _enriched(
@@ -344,6 +353,21 @@ class EnrichmentJoin:
         else:
             outcome = await self.enrich(article, entity)
         return {**outcome, "version": state["version"]}
+
+
+async def with_article(
+    stored: dict[str, Any], load: Callable[[], Awaitable[AssembledArticle]]
+) -> Emit:
+    """``result_emit`` with the article an enrichment is about; without it when the assembled
+    record can no longer be read back (retention): the field is optional, the join key
+    (``article_hash``) is there."""
+    if stored["kind"] != "enriched":
+        return result_emit(stored)
+    try:
+        article = await load()
+    except RecordUnavailable:
+        return result_emit(stored)
+    return result_emit(stored, article)
 
 
 def concerns_join(event: dict[str, Any]) -> bool:
