@@ -12,7 +12,11 @@ from pathlib import Path
 
 import pytest
 from confluent_kafka.admin import AdminClient
-from confluent_kafka.admin._config import ConfigResource  # typed here; not re-exported
+from confluent_kafka.admin._config import (  # typed here; the admin re-export is not
+    AlterConfigOpType,
+    ConfigEntry,
+    ConfigResource,
+)
 from confluent_kafka.cimpl import NewTopic  # typed here; the admin re-export is not
 
 from streams.commands.follow import follow
@@ -35,7 +39,7 @@ from streams.local.worker_process import WorkerProcess
 from streams.service.settings import TOPICS_ENV
 from streams.worker.app import TABLES
 from tests.conftest import SAMPLES
-from tests.integration.stream_support import ENTITY
+from tests.integration.stream_support import ENTITY, eventually
 
 pytestmark = pytest.mark.kafka
 
@@ -79,8 +83,12 @@ def test_check_mode_names_every_problem_and_creates_nothing(
             ARTICLE_INGESTED.name: {"max.message.bytes": "1048588"},
         }
         for name, configs in wrong.items():
-            resource = ConfigResource(ConfigResource.Type.TOPIC, name, set_config=configs)
-            for future in admin.alter_configs([resource]).values():
+            entries = [
+                ConfigEntry(k, v, incremental_operation=AlterConfigOpType.SET)
+                for k, v in configs.items()
+            ]
+            resource = ConfigResource(ConfigResource.Type.TOPIC, name, incremental_configs=entries)
+            for future in admin.incremental_alter_configs([resource]).values():
                 future.result(timeout=30)
         before = topics_on(connection)
         env = {**os.environ, **connection.environ(), **prefixed, "ARTICLE_RUNTIME_APP_ID": APP_ID}
@@ -120,6 +128,11 @@ def test_check_mode_runs_the_flow_on_prefixed_topics_the_tooling_made(
     with local_kafka() as connection:
         ensure_topics(connection)  # as the tooling would: every flow topic, prefixed
         make_changelogs(connection)
+
+        def listed() -> None:  # the broker's metadata has them all
+            assert set(CHANGELOGS) <= topics_on(connection)
+
+        eventually(listed)
         before = topics_on(connection)
         assert all(n.startswith(PREFIX) for n in before), before
         worker = WorkerProcess(
