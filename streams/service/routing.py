@@ -113,15 +113,3 @@ def placed(
     headers = forwarded_from(message.partition, message.offset)
     return [Emit(internal, article_id, record, headers)]
 
-
-def is_forwarding(w: Wiring, event: Event) -> bool:
-    """Whether a message of a source topic sits off its key's partition (it is forwarded, not
-    handled, here). Its key is taken at its word: a key that is not the article id ends
-    ``misrouted_key`` wherever it sits."""
-    message = event.message
-    topic = BY_NAME[message.topic]
-    if topic not in REPARTITIONED or message.key is None:
-        return False
-    partitions = partition_count(w.app, topic, w.settings.partitions)
-    key = message.key.decode("utf-8", errors="replace")
-    return message.partition != partition_of(key, partitions)
