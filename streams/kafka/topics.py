@@ -58,7 +58,8 @@ class Topic:
 
     @property
     def name(self) -> str:
-        return names()[self.key]
+        """Its name on the cluster (a topic outside the contract, made ad hoc: its key)."""
+        return names().get(self.key, self.key)
 
     @property
     def env(self) -> str:
