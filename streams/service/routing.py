@@ -112,4 +112,3 @@ def placed(
         return None
     headers = forwarded_from(message.partition, message.offset)
     return [Emit(internal, article_id, record, headers)]
-
