@@ -248,7 +248,8 @@ class EnrichmentJoin:
         result_key = f"{entity['qid']}@{markdown_hash}"
         stored = state["results"].get(result_key)
         if stored is not None and stored.get("redrive", -1) >= offset:
-            return [result_emit(stored)]  # this redrive's own outcome, redelivered
+            held = state["article"]  # this redrive's own outcome, redelivered
+            return [await with_article(stored, lambda: self._article(held))]
         if stored is not None and stored["kind"] == "enriched":
             return []
         verdict = next(
