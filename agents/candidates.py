@@ -5,15 +5,11 @@ page over 1 MiB, in the pages thread (``agents.pages``). Unusable HTML ends as a
 compensation event of stage ``candidates`` with the decoder's categorical reason (empty, too
 large, not HTML...).
 
-The article's version (``agents.versions``) is the position of its ingested record on its
-partition, or ingestion's declared version. So a record must sit on its article's partition:
-one its producer put elsewhere (not murmur2, or not keyed by the article id) ends as a terminal
-``misrouted_key`` event before this runs (``streams.service.routing``). Re-producing it to its
-partition was the alternative; it would order the copy by when this worker got to it rather than
-when ingestion published it (so it could overtake a newer version), double the message for
-everyone else reading ``article.ingested``, and leave the producer's misconfiguration
-unnoticed. The event names where the record sits and what its producer must change; once
-fixed, the producer publishes the article again.
+The article's version (``agents.versions``) is the position of its ingested record on the
+partition its producer put it on, or ingestion's declared version. A record off its article's
+partition (its producer not hashing with murmur2) is forwarded there first, and its version is
+still its offset where it was produced (``streams.service.routing``); one not keyed by its
+article id ends as a terminal ``misrouted_key`` event before this runs.
 """
 
 from __future__ import annotations

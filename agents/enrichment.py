@@ -44,12 +44,13 @@ from streams.kafka.topics import (
     ARTICLE_COMPENSATION,
     ARTICLE_ENRICHED,
     ECP_VERDICT,
+    VERDICT_REPARTITION,
 )
 from streams.kafka.window import InFlight, KeyedLocks
 from streams.service.compensation import compensation_event
 from streams.service.records import assembled_article, attempt_records, enriched_record, now
 from streams.service.redrive import is_redrive_event
-from streams.service.routing import misrouted_event
+from streams.service.routing import contract_topic, placed
 from streams.service.wiring import Emit, Event, Wiring
 
 JOIN_TABLE = "enrichment_join"
@@ -96,14 +97,16 @@ def superseded(
     return {**empty_state(version), "verdicts": verdicts}
 
 
-def result_emit(stored: dict[str, Any]) -> Emit:
-    """The output for a stored result; the same bytes of content every time it is replayed."""
+def result_emit(stored: dict[str, Any], article: AssembledArticle | None = None) -> Emit:
+    """The output for a stored result; the same bytes of content every time it is replayed
+    (an enrichment carries the ``article`` it enriches when it is given: not stored, since
+    the table would hold every article's Markdown again)."""
     at = datetime.fromtimestamp(stored["at"], UTC)
     version = stored.get("version")
     result = stored["result"]
     if stored["kind"] == "enriched":
         enriched = _validated(EnrichedArticle, result)
-        record = enriched_record(enriched, at=at, version=version)
+        record = enriched_record(enriched, at=at, version=version, article=article)
         return Emit(ARTICLE_ENRICHED, enriched.source, record)
     failure = _validated(EnrichmentFailure, result)
     detail = None if failure.last_reason is None else f"last attempt: {failure.last_reason}"
@@ -245,7 +248,8 @@ class EnrichmentJoin:
         result_key = f"{entity['qid']}@{markdown_hash}"
         stored = state["results"].get(result_key)
         if stored is not None and stored.get("redrive", -1) >= offset:
-            return [result_emit(stored)]  # this redrive's own outcome, redelivered
+            held = state["article"]  # this redrive's own outcome, redelivered
+            return [await with_article(stored, lambda: self._article(held))]
         if stored is not None and stored["kind"] == "enriched":
             return []
         verdict = next(
@@ -297,6 +301,13 @@ class EnrichmentJoin:
         """
         markdown_hash = state["article"]["hash"]
         emits, done = [], set()
+        loaded: list[AssembledArticle] = []
+
+        async def once() -> AssembledArticle:  # read at most once, for the model and outputs
+            if not loaded:
+                loaded.append(await load())
+            return loaded[0]
+
         for key, entity in state["verdicts"].items():
             qid, _, judged = key.rpartition("@")
             result_key = f"{qid}@{markdown_hash}"
@@ -309,7 +320,7 @@ class EnrichmentJoin:
             if stored is None:
                 try:
                     who = Entity.model_validate(entity)
-                    stored = await self._enriched(article_id, state, load, who)
+                    stored = await self._enriched(article_id, state, once, who)
                     if redrive is not None:
                         stored = {**stored, "redrive": redrive}
                     state = {**state, "results": {**state["results"], result_key: stored}}
@@ -318,7 +329,7 @@ class EnrichmentJoin:
                 except Exception as exc:  # the entity's terminal event says what went wrong
                     emits.append(failed(article_id, entity, state["version"], exc))
                     continue
-            emits.append(result_emit(stored))
+            emits.append(await with_article(stored, once))
         return emits
 
     async def _enriched(
@@ -343,6 +354,21 @@ class EnrichmentJoin:
         else:
             outcome = await self.enrich(article, entity)
         return {**outcome, "version": state["version"]}
+
+
+async def with_article(
+    stored: dict[str, Any], load: Callable[[], Awaitable[AssembledArticle]]
+) -> Emit:
+    """``result_emit`` with the article an enrichment is about; without it when the assembled
+    record can no longer be read back (retention): the field is optional, the join key
+    (``article_hash``) is there."""
+    if stored["kind"] != "enriched":
+        return result_emit(stored)
+    try:
+        article = await load()
+    except RecordUnavailable:
+        return result_emit(stored)
+    return result_emit(stored, article)
 
 
 def concerns_join(event: dict[str, Any]) -> bool:
@@ -408,13 +434,14 @@ def register(w: Wiring) -> None:
 
     async def handle(event: Event, record: dict[str, Any]) -> list[Emit]:
         message = event.message
-        if message.topic == ECP_VERDICT.name:  # the classifier's producer is not ours
-            # A verdict off its article's partition would wait for an article the join never
-            # sees there: it ends as a terminal event naming its entity.
-            refused = misrouted_event(w, event, record, "enrichment", entity=record["entity"])
-            if refused is not None:
-                return [refused]
-        return await join.on_message(message.topic, record, (message.partition, message.offset))
+        topic = contract_topic(message.topic)
+        if topic is ECP_VERDICT:  # the classifier's producer is not ours
+            # A verdict off its article's partition is forwarded to it (or, keyed by something
+            # else than its article, ends as a terminal event naming its entity).
+            elsewhere = placed(w, event, record, "enrichment", entity=record["entity"])
+            if elsewhere is not None:
+                return elsewhere
+        return await join.on_message(topic.name, record, (message.partition, message.offset))
 
     def learner(event: Event) -> Callable[[dict[str, Any]], Awaitable[None]]:
         at = (event.message.partition, event.message.offset)
@@ -429,7 +456,9 @@ def register(w: Wiring) -> None:
         # As ``w.process`` does: a rebalance abandons a redrive's model call.
         await w.work.run(event.message, watch(w, event, learner(event)))
 
-    @w.app.agent(w.topic(ARTICLE_ASSEMBLED, ECP_VERDICT, ARTICLE_COMPENSATION), name="enrichment")
+    topics = w.topic(ARTICLE_ASSEMBLED, ECP_VERDICT, VERDICT_REPARTITION, ARTICLE_COMPENSATION)
+
+    @w.app.agent(topics, name="enrichment")
     async def enrichment(stream: faust.StreamT[bytes]) -> None:
         manual = cast(faust.Stream[bytes], stream).noack()  # StreamT does not declare it
         window = InFlight(w.settings.calls_in_flight, manual.ack)

@@ -26,7 +26,7 @@ changes nothing, and a newer version whose page is unusable ends the article.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, MutableMapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import faust
@@ -54,13 +54,18 @@ from article_runtime.llm.records import ValidationSummary
 from article_runtime.llm.render import hygiene_messages
 from article_runtime.model import AttemptRecord, CandidateSet, PromptRef
 from article_runtime.model.attempts import Role
-from streams.kafka.topics import ARTICLE_COMPENSATION, ARTICLE_INGESTED, ARTICLE_PROPOSAL
+from streams.kafka.topics import (
+    ARTICLE_COMPENSATION,
+    ARTICLE_INGESTED,
+    ARTICLE_PROPOSAL,
+    INGESTED_REPARTITION,
+)
 from streams.kafka.window import InFlight, KeyedLocks
 from streams.service.compensation import compensation_event
 from streams.service.proposals import Carried, CarriedSetError, KnownSets, proposal_record
 from streams.service.records import attempts_from
 from streams.service.redrive import is_hygiene_redrive
-from streams.service.routing import misrouted_event
+from streams.service.routing import placed, source_offset
 from streams.service.wiring import Emit, Event, Wiring, manual_acks, origin
 
 LADDER_TABLE = "hygiene_ladder"
@@ -143,10 +148,15 @@ class HygieneStage:
         self.locks = KeyedLocks()  # an article's state: read, decided and written in turn
         self.asking = KeyedLocks()  # one ladder rung of an article version: asked in turn
 
-    async def on_ingested(self, record: dict[str, Any], at: tuple[str, int, int]) -> None:
-        """One ``article.ingested`` record, found at ``at``: the ladder's first rung."""
+    async def on_ingested(
+        self, record: dict[str, Any], at: tuple[str, int, int], offset: int | None = None
+    ) -> None:
+        """One ``article.ingested`` record, found at ``at``: the ladder's first rung. A copy
+        forwarded to its article's partition is found on the repartition topic, and its
+        version is its ``offset`` where ingestion produced it."""
         rung: Rung = "runtime_primary" if self.has_models else "deterministic"
-        step = Step(version_of(record, at[2]), sha256_hex(record["html"]), rung, 1)
+        version = version_of(record, at[2] if offset is None else offset)
+        step = Step(version, sha256_hex(record["html"]), rung, 1)
         await self._take(Taken(record["article_id"], step, at, []), record)
 
     async def on_fallback(self, event: dict[str, Any], at: tuple[str, int, int]) -> None:
@@ -217,7 +227,11 @@ class HygieneStage:
 
     async def _candidates(self, taken: Taken, page: dict[str, Any] | None) -> CandidateSet | Emit:
         if page is not None:
-            return await self.build(page, taken.origin)
+            built = await self.build(page, taken.origin)
+            if isinstance(built, Emit) and built.record.get("version") != taken.step.version:
+                # A forwarded page's version is its source offset, not where it was found.
+                built = replace(built, record={**built.record, "version": taken.step.version})
+            return built
         assert taken.carried is not None
         try:
             return taken.carried.candidates(self.known)
@@ -344,13 +358,15 @@ def register(w: Wiring, known: KnownSets) -> None:
             elif is_next_model_rung(record):
                 await stage.on_fallback(record, at)
             return []
-        refused = misrouted_event(w, event, record, "candidates")
-        if refused is not None:
-            return [refused]
-        await stage.on_ingested(record, at)
+        elsewhere = placed(w, event, record, "candidates")
+        if elsewhere is not None:  # forwarded to its article's partition, or misrouted_key
+            return elsewhere
+        await stage.on_ingested(record, at, source_offset(event))
         return []
 
-    @w.app.agent(w.topic(ARTICLE_INGESTED, ARTICLE_COMPENSATION), name="hygiene")
+    topics = w.topic(ARTICLE_INGESTED, INGESTED_REPARTITION, ARTICLE_COMPENSATION)
+
+    @w.app.agent(topics, name="hygiene")
     async def hygiene(stream: faust.StreamT[bytes]) -> None:
         manual = manual_acks(stream)
         # Bounded by calls and by bytes: a page is held and parsed while in flight.

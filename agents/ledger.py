@@ -45,10 +45,12 @@ from streams.kafka.topics import (
     ARTICLE_PROPOSAL,
     BY_NAME,
     ECP_VERDICT,
+    REPARTITIONED,
+    Topic,
     partition_of,
 )
 from streams.service.redrive import is_redrive_event
-from streams.service.routing import partition_count
+from streams.service.routing import contract_topic, misrouted, partition_count, source_offset
 from streams.service.wiring import Emit, Event, Wiring
 
 STATUS_TABLE = "article_status"
@@ -56,16 +58,13 @@ COUNTERS_TABLE = "outcome_counters"
 MAX_EVENTS = 40  # lineage entries kept per article; the topics hold the rest
 _log = logging.getLogger(__name__)
 _ATTEMPT_FIELDS = ("call", "role", "model", "attempt", "outcome", "reason", "latency_ms")
-# Topics whose messages someone outside the stages writes: recorded when a stage takes them.
-TAKEN = frozenset({ARTICLE_INGESTED.name, ECP_VERDICT.name})
+# Topics whose messages someone outside the stages writes: recorded when a stage takes them
+# (a copy forwarded to its article's partition, ``streams.service.routing``, as its source's
+# message where it is taken; where the source sat, it is only counted ``forwarded/...``).
+TAKEN: frozenset[Topic] = frozenset({ARTICLE_INGESTED, ECP_VERDICT})
 # Topics the stages write: recorded when the broker has them.
-MADE = frozenset(
-    {
-        ARTICLE_PROPOSAL.name,
-        ARTICLE_ASSEMBLED.name,
-        ARTICLE_ENRICHED.name,
-        ARTICLE_COMPENSATION.name,
-    }
+MADE: frozenset[Topic] = frozenset(
+    {ARTICLE_PROPOSAL, ARTICLE_ASSEMBLED, ARTICLE_ENRICHED, ARTICLE_COMPENSATION}
 )
 
 
@@ -175,6 +174,14 @@ def described(
         return {"stage": "unreadable", "reason": type(exc).__name__}, ["ledger_error"]
 
 
+def forwarded(key: bytes | None, record: dict[str, Any] | Emit) -> bool:
+    """Whether a message off its key's partition is forwarded there (its key is its article
+    id), not ended ``misrouted_key`` or undecodable where it sits."""
+    if isinstance(record, Emit):
+        return False
+    return misrouted(key, str(record.get("article_id", ""))) is None
+
+
 def made_elsewhere(event: dict[str, Any], partition: int) -> bool:
     """Whether a compensation event taken on ``partition`` was made by a stage handling
     another one: its input sat off the article's partition (``misrouted_key``, or a key no
@@ -189,7 +196,7 @@ def recorded_when_taken(topic: str, record: dict[str, Any] | Emit, partition: in
     Values no schema reads, pages and verdicts always; of the compensation events (the
     hygiene stage takes them), an operator's redrives and those made on another partition.
     """
-    if isinstance(record, Emit) or topic in TAKEN:
+    if isinstance(record, Emit) or contract_topic(topic) in TAKEN:
         return True
     if topic != ARTICLE_COMPENSATION.name:
         return False
@@ -200,7 +207,7 @@ def recorded_when_made(topic: str, landed: int, partition: int) -> bool:
     """Whether a message a stage made while handling ``partition``, which ``landed`` on its
     article's partition, is recorded then: elsewhere it is recorded where it landed, when
     taken (``made_elsewhere``)."""
-    return topic in MADE and landed == partition
+    return contract_topic(topic) in MADE and landed == partition
 
 
 @dataclass(frozen=True)
@@ -235,19 +242,24 @@ class Ledger:
         message = event.message
         if not recorded_when_taken(message.topic, record, message.partition):
             return
-        entry, names = described(message.topic, record, message.offset)
+        topic = contract_topic(message.topic).name  # a forwarded copy's: its source
         key = (message.key or b"").decode("utf-8", errors="replace")
+        home = self._partition_of(message.topic, key)
+        source = BY_NAME[message.topic] in REPARTITIONED
+        if source and home != message.partition and forwarded(message.key, record):
+            entry, names = {"stage": "forwarded"}, [f"forwarded/{contract_topic(topic).key}"]
+        else:
+            entry, names = described(topic, record, source_offset(event))
         at = datetime.fromtimestamp(message.timestamp, UTC).isoformat()
         read = {} if isinstance(record, Emit) else record
-        home = self._partition_of(message.topic, key)
-        self._record(message, [Seen(message.topic, key, read, entry, names, home)], at)
+        self._record(message, [Seen(topic, key, read, entry, names, home)], at)
 
     def made(self, emits: Sequence[Emit]) -> None:
         """Record what a stage produced and the broker acknowledged, in the task of the
         message it was produced for; what landed on another partition is recorded there,
         when the hygiene stage takes it (``made_elsewhere``)."""
         event = current_event()
-        mine = [e for e in emits if e.topic.name in MADE]
+        mine = [e for e in emits if e.topic in MADE]
         if not mine:
             return
         if event is None:  # not inside a stage's message: nowhere to write it
@@ -277,8 +289,8 @@ class Ledger:
             held = self.counts.get(str(partition)) or {}
             self.counts.set(str(partition), dict(Counter(held) + counted), partition)
         for one in seen:
-            # An article off its partition (an outside producer's, which the stages end as
-            # misrouted_key) gets no lineage entry: written here it would sit on the wrong
+            # An article off its partition (an outside producer's, which the stages forward,
+            # or end as misrouted_key) gets no lineage entry: written here it would sit on the wrong
             # partition's changelog, where expiry and the views never look. It is counted.
             if one.partition == partition:
                 status = updated(self.lineage.get(one.key), one.topic, one.entry, at)

@@ -41,6 +41,7 @@ from streams.kafka.topics import (
     ARTICLE_COMPENSATION,
     ARTICLE_INGESTED,
     BY_NAME,
+    INGESTED_REPARTITION,
     MAX_CANDIDATE_SET_BYTES,
     MAX_MESSAGE_BYTES,
     PRODUCER_CONFIG,
@@ -135,6 +136,10 @@ def hygiene_input(cluster: Cluster, terminal: Found) -> tuple[dict[str, Any], An
     if version is None:
         raise Unavailable("input_unknown")  # written before versions named the ingested record
     at = (ARTICLE_INGESTED.name, terminal.partition, int(version["ingested_offset"]))
+    found = terminal.event.get("origin")
+    if found is not None and found["topic"] == INGESTED_REPARTITION.name:
+        # A page its producer put off its article's partition: the worker's forwarded copy.
+        at = (found["topic"], found["partition"], found["offset"])
     ingested = cluster.record(*at)
     built = candidates_of(ingested, at=at)
     if not isinstance(built, CandidateSet):

@@ -35,6 +35,7 @@ from streams.kafka.topics import (
     ARTICLE_PROPOSAL,
     BY_NAME,
     ECP_VERDICT,
+    SOURCE_OF,
 )
 
 __all__ = [
@@ -47,17 +48,17 @@ __all__ = [
     "json_ready",
 ]
 
-# The fields (dotted paths) that identify one record: two messages equal on them are one record
-# delivered twice. Only fields a redelivery cannot change are named (no timestamps of when a
-# stage ran, which a redelivered input gets anew).
+# By contract name (``Topic.key``), the fields (dotted paths) that identify one record: two
+# messages equal on them are one record delivered twice. Only fields a redelivery cannot change
+# are named (no timestamps of when a stage ran, which a redelivered input gets anew).
 DEDUP_KEYS: dict[str, tuple[str, ...]] = {
-    ARTICLE_INGESTED.name: ("article_id", "received_at", "version"),
+    ARTICLE_INGESTED.key: ("article_id", "received_at", "version"),
     # One rung of one ladder is answered once (a repeat proposes the answer held).
-    ARTICLE_PROPOSAL.name: ("article_id", "version", "redrive", "attempt", "rung"),
-    ARTICLE_ASSEMBLED.name: ("article_id", "hashes.markdown"),
-    ECP_VERDICT.name: ("article_id", "entity.qid", "article_hash", "approved"),
-    ARTICLE_ENRICHED.name: ("article_id", "entity.qid", "content_hash"),
-    ARTICLE_COMPENSATION.name: (
+    ARTICLE_PROPOSAL.key: ("article_id", "version", "redrive", "attempt", "rung"),
+    ARTICLE_ASSEMBLED.key: ("article_id", "hashes.markdown"),
+    ECP_VERDICT.key: ("article_id", "entity.qid", "article_hash", "approved"),
+    ARTICLE_ENRICHED.key: ("article_id", "entity.qid", "content_hash"),
+    ARTICLE_COMPENSATION.key: (
         "article_id",
         "stage",
         "kind",
@@ -117,7 +118,8 @@ def _at(record: Mapping[str, Any], path: str) -> Any:
 
 def dedup_key(topic: str, record: Mapping[str, Any]) -> tuple[str, ...]:
     """What identifies ``record`` on ``topic`` (``DEDUP_KEYS``): equal keys, same record."""
-    return (topic, *(_at(record, path) for path in DEDUP_KEYS[topic]))
+    paths = DEDUP_KEYS[SOURCE_OF.get(BY_NAME[topic], BY_NAME[topic]).key]
+    return (topic, *(_at(record, path) for path in paths))
 
 
 class Deduplicator:

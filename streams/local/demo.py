@@ -33,6 +33,7 @@ from streams.commands.follow import ArticleOutcome, follow
 from streams.commands.publish_inputs import article_id_of, html_files
 from streams.kafka.admin import ensure_topics
 from streams.kafka.connection import KafkaConnection
+from streams.kafka.topics import ARTICLE_INGESTED
 from streams.local.broker import free_ports, local_kafka
 from streams.local.worker_process import WorkerProcess
 from streams.service.settings import ECP_STANDIN_NAME_ENV, ECP_STANDIN_QID_ENV
@@ -100,7 +101,7 @@ def metrics_summary(page: str | None) -> list[str]:
     """The interesting lines of the worker's ``/metrics`` (the page has many more)."""
     if page is None:
         return ["(no answer from /metrics)"]
-    lag = ("article_runtime_consumer_lag{", 'topic="article.ingested"')
+    lag = ("article_runtime_consumer_lag{", f'topic="{ARTICLE_INGESTED.name}"')
     return [
         line
         for line in page.splitlines()

@@ -10,8 +10,10 @@ from streams.kafka.topics import Topic
 
 @dataclass(frozen=True)
 class Emit:
-    """One message a stage wants produced: topic, article key, Avro record."""
+    """One message a stage wants produced: topic, article key, Avro record (and headers: only
+    a forwarded record carries one, where it was produced, ``streams.service.routing``)."""
 
     topic: Topic
     article_id: str
     record: dict[str, Any]
+    headers: tuple[tuple[str, bytes], ...] = ()

@@ -53,7 +53,12 @@ from streams.kafka.topics import ARTICLE_ASSEMBLED, ARTICLE_COMPENSATION, ARTICL
 if TYPE_CHECKING:
     from streams.service.emit import Emit
 
-FLOW_TOPICS = frozenset(t.name for t in TOPICS)
+
+def flow_topics() -> frozenset[str]:
+    """The flow's topics by their names on the cluster (configurable: resolved when asked)."""
+    return frozenset(t.name for t in TOPICS)
+
+
 NO_AGENT = "-"  # produced outside any agent (none today)
 STAGE_BUCKETS_S = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
 MODEL_BUCKETS_S = (0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120)

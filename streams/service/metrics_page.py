@@ -16,7 +16,7 @@ from prometheus_client import CONTENT_TYPE_LATEST
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from streams.service.metrics import FLOW_TOPICS, FaustMonitor, FlowSensor, faust_metrics
+from streams.service.metrics import FaustMonitor, FlowSensor, faust_metrics, flow_topics
 from streams.service.wiring import Wiring
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ def partition_lag(consumer: Any) -> list[tuple[str, int, int, int]]:
         return []
     committed = getattr(consumer, "_committed_offset", {})  # Faust's view of its commits
     for tp in sorted(assigned):
-        if tp.topic not in FLOW_TOPICS:
+        if tp.topic not in flow_topics():
             continue
         try:
             end = consumer.highwater(tp)

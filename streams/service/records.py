@@ -90,7 +90,9 @@ def enriched_record(
     *,
     at: datetime | None = None,
     version: dict[str, Any] | None = None,
+    article: AssembledArticle | None = None,
 ) -> dict[str, Any]:
+    """An ``ArticleEnriched`` record, carrying the ``article`` it enriches when given."""
     record = result.model_dump(exclude={"source", "attempts"})
     return {
         "article_id": result.source,
@@ -99,4 +101,19 @@ def enriched_record(
         "content_hash": enrichment_content_hash(result),
         "enriched_at": at or now(),
         "version": version,
+        "article": None if article is None else article_content(article),
+    }
+
+
+def article_content(article: AssembledArticle) -> dict[str, Any]:
+    """What ``article.enriched`` carries of the assembled article (``EnrichedArticleContent``):
+    what a reader shows, so downstream needs no join with ``article.assembled``."""
+    return {
+        "title": article.title,
+        "subtitle": article.subtitle,
+        "author": article.author,
+        "published_at": article.published_at,
+        "source_url": article.source_url,
+        "language": article.language,
+        "markdown": article.markdown,
     }

@@ -1,36 +1,50 @@
-"""Whether a message sits where the contract puts it: key = article id, partition = murmur2.
+"""Where a message from outside the worker is handled: on its article's partition.
 
 Every stage that keeps per-article state finds an article's messages on one partition number
-of every topic. A producer that hashes keys another way (librdkafka's default
-``consistent_random`` is CRC32) puts an article elsewhere, and its state would be split or
-joined with nothing, silently. Inputs from outside the worker are checked here; a misrouted one
-ends as a terminal compensation event with reason ``misrouted_key``.
+of every topic, the one murmur2 of the article id picks (the Java client's and aiokafka's
+partitioner). Producers outside the worker (ingestion, the ECP classifier) need not hash alike:
+librdkafka's default (``consistent_random``: CRC32, as kcat, confluent-kafka, Go and .NET
+producers use it) puts most articles elsewhere. Such a record is forwarded, as Kafka Streams
+does with a repartition topic: re-produced, keyed by its article, to the topic's internal
+repartition topic (``streams.kafka.topics.REPARTITIONED``), which the stage reads beside the
+source, co-partitioned. Its input offset is committed only once the forwarded copy is
+acknowledged (the wiring's commits-follow-acks: an input is acked after its outputs).
+
+The copy carries where the record was produced (header ``FORWARDED_FROM``): an ingested page's
+version is its offset there (``agents.versions``), so versions of one article compare as they
+were published, whatever order their copies arrive in. A record whose key is not its article id
+cannot be placed by anyone: it ends as a terminal compensation event ``misrouted_key``.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from typing import Any
 
 import faust
 
-from streams.kafka.topics import ARTICLE_COMPENSATION, BY_NAME, Topic, message_key, partition_of
+from streams.kafka.topics import (
+    ARTICLE_COMPENSATION,
+    BY_NAME,
+    REPARTITIONED,
+    SOURCE_OF,
+    Topic,
+    message_key,
+    partition_of,
+)
 from streams.service.compensation import Stage, compensation_event
 from streams.service.wiring import Emit, Event, Wiring, origin
 
 MISROUTED_KEY = "misrouted_key"
+FORWARDED_FROM = "article-runtime-forwarded-from"  # {"partition": int, "offset": int}, JSON
 
 
-def misrouted(key: bytes | None, article_id: str, partition: int, partitions: int) -> str | None:
-    """Why a message of ``article_id`` with ``key`` on ``partition`` is misplaced, or None."""
+def misrouted(key: bytes | None, article_id: str) -> str | None:
+    """Why a message of ``article_id`` with ``key`` cannot be placed, or None."""
     if key != message_key(article_id):
         shown = "no key" if key is None else f"key {key[:80]!r}"
         return f"{shown}, not the article id as UTF-8 (schemas/README.md)"
-    expected = partition_of(article_id, partitions)
-    if partition != expected:
-        return (
-            f"on partition {partition}, murmur2 of the key puts it on {expected} of {partitions}: "
-            "its producer does not partition with murmur2 (schemas/README.md)"
-        )
     return None
 
 
@@ -40,27 +54,61 @@ def partition_count(app: faust.App, topic: Topic, configured: int) -> int:
     return known or configured
 
 
-def misrouted_event(
+def contract_topic(name: str) -> Topic:
+    """The topic a message on ``name`` belongs to: a repartition topic's is its source."""
+    topic = BY_NAME[name]
+    return SOURCE_OF.get(topic, topic)
+
+
+def source_offset(event: Event) -> int:
+    """The offset a message had where its producer wrote it: a forwarded copy's source offset
+    (its header), any other message's own."""
+    message = event.message
+    if BY_NAME[message.topic] in SOURCE_OF:
+        headers = message.headers or ()
+        pairs = headers.items() if isinstance(headers, Mapping) else headers
+        for name, value in pairs:
+            if name == FORWARDED_FROM:
+                return int(json.loads(value)["offset"])
+    return int(message.offset)
+
+
+def forwarded_from(partition: int, offset: int) -> tuple[tuple[str, bytes], ...]:
+    """The header a forwarded copy carries: where the record sits on its source topic."""
+    where = json.dumps({"partition": partition, "offset": offset}).encode("utf-8")
+    return ((FORWARDED_FROM, where),)
+
+
+def placed(
     w: Wiring,
     event: Event,
     record: dict[str, Any],
     stage: Stage,
     entity: dict[str, Any] | None = None,
-) -> Emit | None:
-    """The terminal ``misrouted_key`` event for a message off its article's partition (it would
-    wait for state the worker never sees there), or None when it sits where it belongs."""
+) -> list[Emit] | None:
+    """None for a message to handle here (on its article's partition, or a forwarded copy);
+    else what becomes of it: its copy for the repartition topic, or, for a key that is not
+    the article id, the terminal ``misrouted_key`` event that says so."""
     message = event.message
-    partitions = partition_count(w.app, BY_NAME[message.topic], w.settings.partitions)
-    why = misrouted(message.key, record["article_id"], message.partition, partitions)
-    if why is None:
+    topic = BY_NAME[message.topic]
+    article_id = record["article_id"]
+    why = misrouted(message.key, article_id)
+    if why is not None:
+        failure = compensation_event(
+            article_id,
+            stage=stage,
+            kind="terminal",
+            reason=MISROUTED_KEY,
+            detail=why[:500],
+            origin=origin(event),
+            entity=entity,
+        )
+        return [Emit(ARTICLE_COMPENSATION, article_id, failure)]
+    internal = REPARTITIONED.get(topic)
+    if internal is None:  # a forwarded copy: produced by us, keyed by its article
         return None
-    failure = compensation_event(
-        record["article_id"],
-        stage=stage,
-        kind="terminal",
-        reason=MISROUTED_KEY,
-        detail=why[:500],
-        origin=origin(event),
-        entity=entity,
-    )
-    return Emit(ARTICLE_COMPENSATION, record["article_id"], failure)
+    partitions = partition_count(w.app, topic, w.settings.partitions)
+    if message.partition == partition_of(article_id, partitions):
+        return None
+    headers = forwarded_from(message.partition, message.offset)
+    return [Emit(internal, article_id, record, headers)]

@@ -18,7 +18,7 @@ from typing import TypeVar
 from streams.kafka.connection import ConnectionSettingError, KafkaConnection
 from streams.kafka.partitions import PARTITIONS_ENV
 from streams.kafka.registry import RegistrySettingError, RegistrySettings
-from streams.kafka.topics import PARTITIONS
+from streams.kafka.topics import PARTITIONS, TopicNameError, topic_names
 from streams.service.event_loop import EVENT_LOOPS
 
 APP_ID_ENV = "ARTICLE_RUNTIME_APP_ID"
@@ -37,6 +37,13 @@ REPLICATION_ENV = "ARTICLE_RUNTIME_REPLICATION_FACTOR"
 FETCH_WAIT_ENV = "ARTICLE_RUNTIME_FETCH_WAIT_MS"
 EVENT_LOOP_ENV = "ARTICLE_RUNTIME_EVENT_LOOP"
 UNKNOWN_SCHEMA_WAIT_ENV = "ARTICLE_RUNTIME_UNKNOWN_SCHEMA_WAIT_S"
+# What the worker does about its topics: create the missing ones and raise their message size
+# (create), or only check they exist as it needs them and refuse to start otherwise (check:
+# topics made by the platform's own tooling; docs/topics.md lists the ACLs of each).
+TOPICS_ENV = "ARTICLE_RUNTIME_TOPICS"
+TOPIC_MODES = ("create", "check")
+# Topic names: ARTICLE_RUNTIME_TOPIC_PREFIX and ARTICLE_RUNTIME_TOPIC_<NAME> (``Topic.env``),
+# read by ``streams.kafka.topics.topic_names``.
 ECP_STANDIN_QID_ENV = "ECP_STANDIN_QID"
 ECP_STANDIN_NAME_ENV = "ECP_STANDIN_NAME"
 
@@ -100,6 +107,10 @@ class WorkerSettings:
     # values in its wire format are read, and written when ARTICLE_RUNTIME_VALUE_FORMAT is
     # schema-registry. None: Avro single-object encoding only (docs/registry.md).
     registry: RegistrySettings | None = None
+    topics: str = "create"  # TOPIC_MODES
+    # Each topic's name on the cluster, by contract name (``streams.kafka.topics``). None: as
+    # the process's environment says (a settings object made in code, not from_env).
+    topic_names: dict[str, str] | None = None
 
     @property
     def retention_s(self) -> float:
@@ -124,6 +135,10 @@ class WorkerSettings:
         name = env.get(ECP_STANDIN_NAME_ENV, "").strip()
         if bool(qid) != bool(name):
             raise SettingsError(f"set both {ECP_STANDIN_QID_ENV} and {ECP_STANDIN_NAME_ENV}")
+        try:
+            names = topic_names(env)
+        except TopicNameError as error:
+            raise SettingsError(str(error)) from None
         return cls(
             connection=connection,
             app_id=env.get(APP_ID_ENV, cls.app_id),
@@ -144,6 +159,8 @@ class WorkerSettings:
                 env, UNKNOWN_SCHEMA_WAIT_ENV, cls.unknown_schema_wait_s, float
             ),
             registry=registry,
+            topics=_one_of(env, TOPICS_ENV, TOPIC_MODES, cls.topics),
+            topic_names=names,
         )
 
 

@@ -160,8 +160,9 @@ class Wiring:
             for emit in emits:
                 value = self.codec.encode(emit.topic.schema, emit.record)
                 key = message_key(emit.article_id)
-                sent = producer.send(emit.topic.name, key, value, None, None, None)
-                futures.append(await sent)  # partition by key (murmur2), stamped now, no headers
+                headers = list(emit.headers) or None
+                sent = producer.send(emit.topic.name, key, value, None, None, headers)
+                futures.append(await sent)  # partition by key (murmur2), stamped now
             # Shielded: abandoning this work must not cancel the producer's own futures.
             await asyncio.shield(asyncio.gather(*futures))
             self.ledger.made(emits)

@@ -23,7 +23,8 @@ from streams.kafka.codec import AvroCodec
 from streams.kafka.consumer import FlowControl, Transport
 from streams.kafka.registry_codec import registry_codec
 from streams.kafka.tables import table
-from streams.kafka.topics import MAX_MESSAGE_BYTES
+from streams.kafka.topic_check import Wanted
+from streams.kafka.topics import MAX_MESSAGE_BYTES, TOPICS, use_names
 from streams.kafka.unknown_writers import UnknownWriters
 from streams.service import health, metrics_page
 from streams.service.metrics import FlowMetrics
@@ -69,6 +70,9 @@ def worker_codec(settings: WorkerSettings) -> AvroCodec:
 def create_app(
     settings: WorkerSettings, llm: LLMRuntime | None, metrics: FlowMetrics | None = None
 ) -> Wiring:
+    if settings.topic_names is not None:
+        use_names(settings.topic_names)  # before any topic's name is asked for
+    creates = settings.topics == "create"
     app = faust.App(
         settings.app_id,
         broker=[f"kafka://{host}" for host in settings.connection.hosts],
@@ -92,6 +96,10 @@ def create_app(
         # serves the per-article tables instead.
         web_tables_enabled=False,
         web_router_enabled=False,
+        # In check mode nothing is created: not the changelogs (they must exist, checked at
+        # start), nor Faust's leader-election topic, which nothing here uses.
+        topic_allow_declare=creates,
+        topic_disable_leader=not creates,
     )
     # Before anything touches ``app.topics`` or makes a queue: our consumer decides what is
     # committed, and resuming a running flow does not clear the agents' queues.
@@ -122,6 +130,12 @@ def create_app(
     health.register(w)
     metrics_page.install(w, lambda: health.reasons_now(w))
     return w
+
+
+def wanted(w: Wiring) -> list[Wanted]:
+    """Every topic the worker needs: the flow's and the tables' (compacted) changelogs."""
+    changelogs = [t.changelog_topic.get_topic_name() for t in w.tables.values()]
+    return [Wanted(t.name) for t in TOPICS] + [Wanted(n, compacted=True) for n in changelogs]
 
 
 def joined(w: Wiring) -> dict[str, list[str]]:

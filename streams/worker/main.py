@@ -39,24 +39,32 @@ from streams.kafka.partitions import (
 from streams.kafka.preflight import EXIT_REFUSED, ClusterRefused, preflight
 from streams.kafka.registry import RegistryError
 from streams.kafka.registry_codec import SchemaRefused
+from streams.kafka.topic_check import topic_problems
+from streams.kafka.topics import TOPICS, use_names
 from streams.service import event_loop, logs
 from streams.service.metrics import FlowMetrics
-from streams.service.settings import SettingsError, WorkerSettings
+from streams.service.settings import TOPICS_ENV, SettingsError, WorkerSettings
 from streams.service.wiring import Wiring
-from streams.worker.app import create_app, joined
+from streams.worker.app import create_app, joined, wanted
 
 _log = logging.getLogger("article_runtime.worker")
 
 
 def prepared(settings: WorkerSettings) -> WorkerSettings:
     """The settings once the cluster answered and the topics exist: ``partitions`` is then
-    the count the topics have, whatever the setting asked for."""
+    the count the topics have, whatever the setting asked for. In check mode nothing is
+    created: ``check_topics`` then says what is missing."""
+    use_names(settings.topic_names)
     preflight(settings.connection)
-    counts = ensure_topics(
-        settings.connection,
-        partitions=settings.partitions,
-        replication_factor=settings.replication_factor,
-    )
+    if settings.topics == "check":
+        admin = AdminClient(settings.connection.confluent())
+        counts = partition_counts(admin, [t.name for t in TOPICS])
+    else:
+        counts = ensure_topics(
+            settings.connection,
+            partitions=settings.partitions,
+            replication_factor=settings.replication_factor,
+        )
     found = found_count(counts, settings.partitions)
     if found != settings.partitions:
         _log.warning(
@@ -66,6 +74,20 @@ def prepared(settings: WorkerSettings) -> WorkerSettings:
             settings.partitions,
         )
     return dataclasses.replace(settings, partitions=found)
+
+
+def check_topics(w: Wiring) -> None:
+    """Check mode: every problem with the topics, one line each on stderr, then exit 2.
+
+    Exiting (not waiting, not-ready) because nothing in the worker can fix a topic: the pod
+    restarts with back-off (CrashLoopBackOff shows it), each start names what is still
+    wrong, and the first start after the platform's tooling fixed the topics runs."""
+    admin = AdminClient(w.settings.connection.confluent())
+    problems = topic_problems(admin, wanted(w), default=w.settings.partitions)
+    for problem in problems:
+        print(f"article-runtime-worker: {problem}", file=sys.stderr, flush=True)
+    if problems:
+        refuse(f"{len(problems)} problems with the topics ({TOPICS_ENV}=check creates nothing)")
 
 
 def check_partitions(w: Wiring) -> None:
@@ -147,6 +169,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         w = create_app(settings, llm, metrics)
     except (SchemaRefused, RegistryError) as error:
         refuse(f"schema registry: {error}")
+    if settings.topics == "check":
+        try:
+            check_topics(w)
+        except KafkaException as error:  # e.g. not allowed to describe the topics
+            refuse(f"the cluster refused to describe the topics: {error.args[0].str()}")
     try:
         check_partitions(w)
     except PartitionMismatch as error:

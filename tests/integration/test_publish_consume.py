@@ -1,6 +1,6 @@
 """The contract as other teams meet it, on the real broker: ``article-runtime publish`` from a
 folder and from stdin, ``consume`` with and without ``--dedup`` and a group, librdkafka's
-partitioner against ours, and a producer with the wrong partitioner under a running worker."""
+partitioner against ours, and default-configured librdkafka producers under a running worker."""
 
 from __future__ import annotations
 
@@ -200,32 +200,59 @@ def test_librdkafkas_default_partitioner_puts_keys_elsewhere(bootstrap: str, sev
     assert wrong > 25  # why the contract names the partitioner
 
 
-def test_a_producer_with_the_default_partitioner_is_caught_not_mis_joined(tmp_path: Path) -> None:
-    """librdkafka's default partitioner (CRC32) under a running worker: the articles it put
-    on their murmur2 partition flow; the others, and a verdict off its partition, end as
-    terminal misrouted_key events that say where they sit, and the ledger counts them."""
+def test_default_configured_librdkafka_producers_are_forwarded_not_refused(
+    tmp_path: Path,
+) -> None:
+    """confluent-kafka producers with no partitioner setting (CRC32) under a running worker:
+    every article is processed wherever its page landed, none ends misrouted_key, an article's
+    versions end with the newest (in the order they were produced), a verdict off its
+    article's partition joins the article, and the ledger counts what it forwarded. A page
+    keyed by something else than its article id still ends misrouted_key."""
     codec = AvroCodec()
-    html = (SAMPLES / PAGES[0]).read_bytes()
+    pages = [(SAMPLES / name).read_bytes() for name in PAGES[:2]]
     with flow(tmp_path, None) as kafka_flow:
-        producer = Producer(kafka_flow.connection.confluent())  # librdkafka defaults otherwise
-        landed: dict[str, int] = {}
+        landed: dict[str, list[tuple[int, int]]] = {}
 
-        def send(topic: str, article_id: str, value: bytes) -> None:
+        def send(producer: Producer, topic: str, article_id: str, value: bytes) -> None:
             def report(error: Any, message: Any) -> None:
                 assert error is None, error
-                landed[f"{topic}:{article_id}"] = message.partition()
+                landed.setdefault(f"{topic}:{article_id}", []).append(
+                    (message.partition(), message.offset())
+                )
 
-            producer.produce(topic, key=message_key(article_id), value=value, on_delivery=report)
+            key = message_key(article_id)
+            producer.produce(topic, key=key, value=value, on_delivery=report)
+            producer.flush(30)  # one at a time: the versions' order is the order sent
 
+        # Nothing but the connection: librdkafka's defaults, its partitioner included.
+        ingestion = Producer(kafka_flow.connection.confluent())
         ids = [f"crc-{n}" for n in range(12)]
         for article_id in ids:
-            record = ingested_record(article_id, f"https://a.test/{article_id}", html)
-            send(ARTICLE_INGESTED.name, article_id, codec.encode("ArticleIngested", record))
-        # An article published right, whose verdict comes from a producer hashing with CRC32.
+            record = ingested_record(article_id, f"https://a.test/{article_id}", pages[0])
+            send(
+                ingestion,
+                ARTICLE_INGESTED.name,
+                article_id,
+                codec.encode("ArticleIngested", record),
+            )
+        versioned = "crc-versions-2"  # CRC32 and murmur2 disagree on this key (3 partitions)
+        urls = [f"https://a.test/{versioned}/v{n}" for n in range(3)]
+        for n, url in enumerate(urls):
+            record = ingested_record(versioned, url, pages[n % 2])
+            send(
+                ingestion, ARTICLE_INGESTED.name, versioned, codec.encode("ArticleIngested", record)
+            )
+        stray = "crc-stray"  # keyed by something else than its article id
+        record = ingested_record(stray, "https://a.test/stray", pages[0])
+        value = codec.encode("ArticleIngested", record)
+        ingestion.produce(ARTICLE_INGESTED.name, key=b"not-" + message_key(stray), value=value)
+        assert ingestion.flush(30) == 0
+        # The classifier's producer, also librdkafka's defaults: a verdict for an article
+        # whose page landed off its partition, the verdict too.
+        classifier = Producer(kafka_flow.connection.confluent())
         joined = "crc-verdict-2"  # CRC32 and murmur2 disagree on this key (3 partitions)
-        record = ingested_record(joined, "https://a.test/joined", html)
-        with ArticleProducer(KafkaConnection(kafka_flow.connection.bootstrap)) as ours:
-            ours.send(record)
+        record = ingested_record(joined, "https://a.test/joined", pages[0])
+        send(ingestion, ARTICLE_INGESTED.name, joined, codec.encode("ArticleIngested", record))
         verdict = {
             "article_id": joined,
             "approved": True,
@@ -234,44 +261,61 @@ def test_a_producer_with_the_default_partitioner_is_caught_not_mis_joined(tmp_pa
             "classifier_version": "test",
             "decided_at": 0,
         }
-        send(ECP_VERDICT.name, joined, codec.encode("EcpVerdict", verdict))
-        assert producer.flush(30) == 0
-        producer.close()
-        wrong = [a for a in ids if landed[f"article.ingested:{a}"] != partition_of(a, PARTITIONS)]
-        right = [a for a in ids if a not in wrong]
-        assert wrong and right
-        assert landed[f"ecp.verdict:{joined}"] != partition_of(joined, PARTITIONS)
+        send(classifier, ECP_VERDICT.name, joined, codec.encode("EcpVerdict", verdict))
+        assert classifier.flush(30) == 0
+
+        def off(topic: str, article_id: str) -> list[tuple[int, int]]:
+            return [
+                where
+                for where in landed[f"{topic}:{article_id}"]
+                if where[0] != partition_of(article_id, PARTITIONS)
+            ]
+
+        everyone = [*ids, versioned, joined]
+        forwarded = [a for a in everyone for _ in off(ARTICLE_INGESTED.name, a)]
+        assert len(forwarded) >= 4 and len(set(forwarded)) < len(everyone)  # both kinds
+        assert off(ARTICLE_INGESTED.name, versioned) and off(ECP_VERDICT.name, joined)
 
         with kafka_flow.worker() as worker:
             worker.start()
-            outcomes = kafka_flow.follow([*ids, joined], timeout_s=120)
-            for article_id in wrong:
+            outcomes = kafka_flow.follow([*everyone, stray], timeout_s=180)
+            for article_id in everyone:
                 outcome = outcomes[article_id]
-                assert outcome.assembled == []
-                (event,) = outcome.terminal
-                assert (event["stage"], event["reason"]) == ("candidates", "misrouted_key")
-                assert event["origin"]["partition"] == landed[f"article.ingested:{article_id}"]
-                assert event["version"] is None and "murmur2" in event["detail"]
-            for article_id in right:
-                assert outcomes[article_id].assembled, article_id
-            assert outcomes[joined].assembled  # the article itself was published right
-            misrouted = outcomes[joined].enrichment_outcome("Q1")
-            assert misrouted is not None
-            assert (misrouted["stage"], misrouted["reason"]) == ("enrichment", "misrouted_key")
-            assert misrouted["origin"]["partition"] == landed[f"ecp.verdict:{joined}"]
+                assert outcome.assembled, article_id
+                reasons = [c["reason"] for c in outcome.compensations]
+                assert "misrouted_key" not in reasons, (article_id, reasons)
+            # The versions: each assembled one in the order produced, the newest last.
+            offsets = [o for _p, o in landed[f"{ARTICLE_INGESTED.name}:{versioned}"]]
+
+            def newest_last() -> None:
+                built = kafka_flow.follow([versioned], timeout_s=10)[versioned].assembled
+                seen = [a["version"]["ingested_offset"] for a in built]
+                assert seen == sorted(seen) and seen[-1] == offsets[-1], (seen, offsets)
+                # The newest's page (pages[0]) is what the article now says, not v1's.
+                assert built[-1]["title"] == outcomes[ids[0]].assembled[-1]["title"]
+
+            eventually(newest_last, timeout_s=60)
+            # The verdict met its article: without providers, enrichment ends no_provider.
+            met = outcomes[joined].enrichment_outcome("Q1")
+            assert met is not None and met.get("reason") == "no_provider", met
+            (refused,) = outcomes[stray].terminal
+            assert (refused["stage"], refused["reason"]) == ("candidates", "misrouted_key")
 
             def counted() -> None:
                 counters = (worker.get("/counters/") or {}).get("counters", {})
-                assert counters.get("compensation/candidates/terminal/misrouted_key") == len(wrong)
+                assert counters.get("forwarded/article.ingested") == len(forwarded)
+                assert counters.get("forwarded/ecp.verdict") == 1
+                assert counters.get("ingested") == len(ids) + len(urls) + 2  # + joined, stray
+                assert counters.get("compensation/candidates/terminal/misrouted_key") == 1
 
             eventually(counted)
 
-            def lineage_without_the_misrouted_message() -> None:
-                # Its terminal event is the lineage; the message off its partition left none
-                # (written there, it would sit where expiry never looks).
-                lineage = worker.get(f"/articles/{wrong[0]}/")
+            def lineage_of_a_forwarded_article() -> None:
+                # Recorded where its copy was taken, on its article's partition, once.
+                lineage = worker.get(f"/articles/{forwarded[0]}/")
                 assert lineage is not None
                 stages = [e["stage"] for e in lineage["events"]]
-                assert stages and "ingested" not in stages, stages
+                assert stages.count("ingested") == len(off(ARTICLE_INGESTED.name, forwarded[0]))
+                assert "assembled" in stages, stages
 
-            eventually(lineage_without_the_misrouted_message)
+            eventually(lineage_of_a_forwarded_article)

@@ -16,7 +16,7 @@ from fastavro import parse_schema, schemaless_writer
 
 from article_runtime.resources import AVRO_DIR
 from streams.kafka.codec import MAGIC, AvroCodec, DecodeError, EncodeError
-from streams.kafka.topics import TOPICS
+from streams.kafka.topics import PUBLIC, SOURCE_OF, TOPICS
 from streams.service.compensation import compensation_event, undecodable
 
 AT = datetime(2026, 3, 14, 9, 26, 53, 589000, tzinfo=UTC)
@@ -156,6 +156,15 @@ RECORDS: dict[str, dict[str, Any]] = {
             {"id": "b4", "text": "Juros altos por mais tempo."},
             {"id": "b5", "text": "A inflação desacelerou."},
         ],
+        "article": {
+            "title": "Copom mantém a Selic",
+            "subtitle": None,
+            "author": "Redação",
+            "published_at": "2026-03-14",
+            "source_url": "https://www1.folha.uol.com.br/mercado/2026/03/selic.shtml",
+            "language": "pt-BR",
+            "markdown": "# Copom mantém a Selic\n\nO Copom manteve a taxa Selic.\n",
+        },
     },
     "CompensationEvent": compensation_event(
         "folha-2026-03-14-0001",
@@ -292,7 +301,13 @@ RELEASED_WRITERS = {
         "1f0d01f5f3a75e18",
     ],
     "EcpVerdict": ["67f21e3f5a99e98b"],
-    "ArticleEnriched": ["603cfdf6fb793f38", "bb6f6a887faa00e4", "8101f4fd4cdf8203"],
+    "ArticleEnriched": [
+        "603cfdf6fb793f38",
+        "bb6f6a887faa00e4",
+        "8101f4fd4cdf8203",
+        "a74777117c0186d7",
+        "73b52e0fc52127b0",
+    ],
     "CompensationEvent": ["6d6869eb856562be", "28740d96fc411c0f"],
     "ArticleProposal": ["4d7a8dd474606ab6"],
 }
@@ -479,8 +494,10 @@ def test_fallback_event_must_name_its_next_attempt() -> None:
 
 
 def test_topics_have_schemas(codec: AvroCodec) -> None:
-    assert len({topic.name for topic in TOPICS}) == len(TOPICS) == 6
-    assert sorted(topic.schema for topic in TOPICS) == codec.schema_names
+    assert len({topic.name for topic in TOPICS}) == len(TOPICS) == 8
+    assert sorted(topic.schema for topic in PUBLIC) == codec.schema_names
+    for internal, source in SOURCE_OF.items():  # a forwarded copy is its source's record
+        assert internal.schema == source.schema
 
 
 def test_a_codec_without_its_schemas_refuses_to_start(tmp_path: Path) -> None:

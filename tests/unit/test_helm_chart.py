@@ -222,6 +222,30 @@ def test_the_defaults_probe_liveness_and_readiness_with_a_pdb_json_logs_and_a_vo
 
 
 @needs_helm
+def test_topics_made_by_the_platform_are_checked_under_the_names_it_gave_them() -> None:
+    """README, topics: check mode, a prefix, one exact name; KEDA follows the ingested one."""
+    rendered = objects(
+        *EVERYTHING,
+        "--set",
+        "topics.mode=check",
+        "--set",
+        "topics.prefix=team-a.",
+        "--set-json",
+        'topics.names={"ecp.verdict": "classifier.verdicts"}',
+    )
+    config = rendered["t-article-runtime"]["data"]
+    assert config["ARTICLE_RUNTIME_TOPICS"] == "check"
+    assert config["ARTICLE_RUNTIME_TOPIC_PREFIX"] == "team-a."
+    assert config["ARTICLE_RUNTIME_TOPIC_ECP_VERDICT"] == "classifier.verdicts"
+    (trigger,) = rendered["ScaledObject"]["spec"]["triggers"]
+    assert trigger["metadata"]["topic"] == "team-a.article.ingested"
+    defaults = objects(*EVERYTHING)
+    assert defaults["t-article-runtime"]["data"]["ARTICLE_RUNTIME_TOPICS"] == "create"
+    (trigger,) = defaults["ScaledObject"]["spec"]["triggers"]
+    assert trigger["metadata"]["topic"] == "article.ingested"
+
+
+@needs_helm
 def test_without_persistence_the_tables_sit_in_an_empty_dir() -> None:
     rendered = objects(
         *TRIAL, "--set", "persistence.enabled=false", "--set", "worker.store=memory://"

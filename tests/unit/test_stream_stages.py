@@ -590,6 +590,15 @@ def enriched_out(emits: Sequence[Emit], qid: str, case: CaseArticle) -> dict[str
     assert record["sentiment"] == case.sentiment
     assert [t["tag"] for t in record["tags"]] == list(expected(case).tags or ())
     assert record["enriched_at"] == AT
+    # The article it enriches rides along: a consumer reads one topic.
+    carried = record["article"]
+    assert carried["markdown"] == article.markdown and carried["title"] == article.title
+    assert (carried["subtitle"], carried["author"]) == (article.subtitle, article.author)
+    assert (carried["published_at"], carried["source_url"], carried["language"]) == (
+        article.published_at,
+        article.source_url,
+        article.language,
+    )
     return record
 
 
@@ -808,6 +817,7 @@ def test_each_entity_is_enriched_once_and_emitted_on_its_own(case: CaseArticle) 
 
     replayed = wired(join.article())  # a redelivered article replays both, asks for neither
     assert sorted(r["entity"]["qid"] for r in replayed) == ["Q42", "Q7"]
+    assert all(r["article"]["markdown"] == case.answers.article.markdown for r in replayed)
     assert len(join.enriched) == 2
 
 

@@ -138,3 +138,8 @@ job and namespace the ServiceMonitor scrapes them as. */}}
 {{- printf "job=%q,namespace=%q" (include "article-runtime.fullname" .) .Release.Namespace }}
 {{- end }}
 {{- end }}
+
+{{/* The ingested topic's name as the worker names it (topics.names, else prefix + contract). */}}
+{{- define "article-runtime.ingestedTopic" -}}
+{{- get .Values.topics.names "article.ingested" | default (printf "%sarticle.ingested" .Values.topics.prefix) -}}
+{{- end -}}
