@@ -60,7 +60,22 @@ class Subjects:
         return {topic.name: self.id_of(topic.schema) for topic in TOPICS}
 
     def _register(self, schema_name: str) -> int:
-        subject = _subject(schema_name)
+        # Every topic of the record has its subject (a repartition topic carries its source's
+        # schema); the registry gives one schema text one ID, whatever the subject.
+        subjects = [subject_of(topic.name) for topic in TOPICS if topic.schema == schema_name]
+        if not subjects:
+            raise KeyError(f"no topic has the schema {schema_name}")
+        ids = {self._register_under(subject, schema_name) for subject in subjects}
+        if len(ids) != 1:
+            raise SchemaRefused(
+                f"the schema registry gives {schema_name} the IDs {sorted(ids)} under "
+                f"{', '.join(subjects)}: one schema text must have one ID"
+            )
+        (current_id,) = ids
+        self.schemas.add(current_id, self.codec.schema(schema_name))
+        return current_id
+
+    def _register_under(self, subject: str, schema_name: str) -> int:
         *history, current = self.codec.versions[schema_name]
         current_id = self.client.lookup(subject, current)
         if current_id is None:
@@ -71,7 +86,6 @@ class Subjects:
             for text in history if fresh else []:
                 self._add(subject, text)
             current_id = self._add(subject, current)
-        self.schemas.add(current_id, self.codec.schema(schema_name))
         return current_id
 
     def _add(self, subject: str, text: str) -> int:
@@ -92,13 +106,6 @@ class Subjects:
             extra={"event": "schema_registered", "subject": subject, "schema_id": schema_id},
         )
         return schema_id
-
-
-def _subject(schema_name: str) -> str:
-    for topic in TOPICS:
-        if topic.schema == schema_name:
-            return subject_of(topic.name)
-    raise KeyError(f"no topic has the schema {schema_name}")
 
 
 def registry_codec(settings: RegistrySettings, *, blocking: bool) -> tuple[AvroCodec, Subjects]:
