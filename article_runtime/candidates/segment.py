@@ -19,6 +19,7 @@ from article_runtime.candidates.images import image_url
 from article_runtime.candidates.textbuf import Span, TextBuffer
 from article_runtime.candidates.urls import absolute_url, document_base
 from article_runtime.errors import InputError
+from article_runtime.text.chars import without_invisible_junk
 from article_runtime.model.candidates import BlockType
 
 _SKIP = frozenset(
@@ -207,7 +208,10 @@ def _data_table(node: LexborNode) -> list[list[str]] | None:
         return None
     rows: list[list[str]] = []
     for row in node.css("tr"):
-        cells = [" ".join(cell.text(deep=True).split()) for cell in row.css("td, th")]
+        cells = [
+            " ".join(without_invisible_junk(cell.text(deep=True)).split())
+            for cell in row.css("td, th")
+        ]
         if any(cells):
             rows.append(cells)
     return rows
@@ -342,7 +346,7 @@ class _Walker:
             if tag == "pre" or rows is not None:
                 self.flush(frame)
                 if tag == "pre":
-                    text = (node.text(deep=True) or "").strip()
+                    text = without_invisible_junk(node.text(deep=True) or "").strip()
                     if text:
                         self.emit(frame, "code", text)
                 elif rows:
