@@ -19,8 +19,8 @@ from article_runtime.candidates.images import image_url
 from article_runtime.candidates.textbuf import Span, TextBuffer
 from article_runtime.candidates.urls import absolute_url, document_base
 from article_runtime.errors import InputError
-from article_runtime.text.chars import without_invisible_junk
 from article_runtime.model.candidates import BlockType
+from article_runtime.text.chars import without_invisible_junk
 
 _SKIP = frozenset(
     [

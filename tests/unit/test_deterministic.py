@@ -128,6 +128,31 @@ def test_title_and_subtitle_headings_are_not_repeated_in_the_body() -> None:
     assert [b.id for b in kept] == ["b2", "b3"]
 
 
+def test_a_standfirst_no_extractor_chose_is_kept_by_its_description() -> None:
+    """A paragraph a subtitle candidate gives whole or opens (a description cut short)."""
+    dek = "Officials closed the bridge after the river rose two metres overnight."
+    body = [
+        _block(3, "The first paragraph of the story, long enough.", ["trafilatura", "dom"]),
+        _block(4, "The last paragraph of the story, long enough too.", ["trafilatura", "dom"]),
+    ]
+    lead = _block(2, dek, [])
+    cut = "Officials closed the bridge after the river rose…"
+    kept = kept_blocks([lead, *body], standfirsts=["Rain", cut], subtitle="Rain")
+    assert [b.id for b in kept] == ["b2", "b3", "b4"]
+    # above the story it is left to the subtitle field when it is the chosen subtitle
+    kept = kept_blocks([lead, *body], standfirsts=[dek], subtitle=dek)
+    assert [b.id for b in kept] == ["b3", "b4"]
+    # inside the story it stays whatever the subtitle
+    kept = kept_blocks([body[0], lead, body[1]], standfirsts=[dek], subtitle=dek)
+    assert [b.id for b in kept] == ["b3", "b2", "b4"]
+    # a paragraph only sharing the description's first words is not its standfirst
+    other = _block(2, "Officials closed the school.", [])
+    assert [b.id for b in kept_blocks([other, *body], standfirsts=[dek])] == ["b3", "b4"]
+    # nor is one after the last chosen block (a teaser of the same story)
+    kept = kept_blocks([*body, _block(5, dek, [])], standfirsts=[dek])
+    assert [b.id for b in kept] == ["b3", "b4"]
+
+
 def test_quotes_linking_only_to_other_sites_are_embedded_posts() -> None:
     body = _block(1, "The minister answered on social media.", ["trafilatura", "dom"])
     post = _block(
