@@ -20,7 +20,6 @@ from article_runtime.candidates.textbuf import Span, TextBuffer
 from article_runtime.candidates.urls import absolute_url, document_base
 from article_runtime.errors import InputError
 from article_runtime.model.candidates import BlockType
-from article_runtime.text.chars import without_invisible_junk
 
 _SKIP = frozenset(
     [
@@ -208,10 +207,7 @@ def _data_table(node: LexborNode) -> list[list[str]] | None:
         return None
     rows: list[list[str]] = []
     for row in node.css("tr"):
-        cells = [
-            " ".join(without_invisible_junk(cell.text(deep=True)).split())
-            for cell in row.css("td, th")
-        ]
+        cells = [" ".join(cell.text(deep=True).split()) for cell in row.css("td, th")]
         if any(cells):
             rows.append(cells)
     return rows
@@ -346,7 +342,7 @@ class _Walker:
             if tag == "pre" or rows is not None:
                 self.flush(frame)
                 if tag == "pre":
-                    text = without_invisible_junk(node.text(deep=True) or "").strip()
+                    text = (node.text(deep=True) or "").strip()
                     if text:
                         self.emit(frame, "code", text)
                 elif rows:

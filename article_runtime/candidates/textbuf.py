@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from article_runtime.text.chars import without_invisible_junk
-
 
 @dataclass(slots=True)
 class Span:
@@ -32,11 +30,7 @@ class TextBuffer:
     spans: list[Span] = field(default_factory=list)
 
     def add(self, chunk: str) -> None:
-        """Append raw text; runs of whitespace become one space, ends are trimmed later.
-
-        Invisible debris goes (``without_invisible_junk``): trafilatura's output, which the
-        vote matches blocks against, has none, and a reader sees none."""
-        chunk = without_invisible_junk(chunk)
+        """Append raw text; runs of whitespace become one space, ends are trimmed later."""
         words = chunk.split()
         if not words:
             self.need_space = self.need_space or bool(chunk)

@@ -22,10 +22,7 @@ class Block(Frozen):
 
     id: str
     type: BlockType
-    text: str = Field(
-        description="Original text, whitespace normalized, soft hyphens and other invisible "
-        "format characters removed, nothing else changed."
-    )
+    text: str = Field(description="Original text, whitespace normalized, nothing else changed.")
     level: int | None = Field(default=None, description="Heading level 1-6.")
     list_id: str | None = Field(default=None, description="Opaque list ID for list items.")
     ordered: bool | None = Field(default=None, description="Whether the list is numbered.")
