@@ -20,7 +20,7 @@ precision on news pages; the union beats both once each side's typical mistakes 
 - a paragraph no extractor chose that a subtitle candidate gives whole or opens (a
   description cut short opens it) is a standfirst, kept up to the last chosen block; above the
   first chosen block only when it is not the chosen subtitle, which the reader already has
-  (te-dev segment recall 0.937 -> 0.945, wcxb F1 +0.0005, aeb +0.0004; kept above the first
+  (te-dev segment recall 0.938 -> 0.946, aeb F1 +0.0004, wcxb -0.0001; kept above the first
   chosen block too it cost aeb 0.0014, whose article bodies leave the dek out). Images start
   at the first chosen block: a standfirst kept above it brings no hero image;
 - the title is the article's field (the chosen metadata candidate), so a block repeating it
