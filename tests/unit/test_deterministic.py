@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from article_runtime.candidates import build_candidates
 from article_runtime.deterministic import deterministic_proposal, kept_blocks
 from article_runtime.model.candidates import Block, BlockType, LinkCandidate
@@ -208,3 +211,31 @@ def test_a_quotation_citing_another_site_inside_its_text_stays() -> None:
     )
     kept = kept_blocks([body, quote], [cited], site="news.example.org")
     assert [b.id for b in kept] == ["b1", "b2"]
+
+
+_WORDS = st.sampled_from(["river", "bridge", "Brücke", "fleuve", "川", "закрыт", "—", "…", "."])
+_TEXTS = st.lists(_WORDS, min_size=1, max_size=12).map(" ".join)
+_BLOCKS = st.lists(
+    st.tuples(
+        _TEXTS,
+        st.sampled_from([[], ["dom"], ["trafilatura"], ["dom", "trafilatura"]]),
+        st.sampled_from(["paragraph", "heading", "list_item"]),
+    ),
+    max_size=10,
+)
+
+
+@given(_BLOCKS, st.lists(_TEXTS, max_size=3), st.none() | _TEXTS)
+def test_standfirsts_only_add_unvoted_paragraphs_before_the_last_voted_block(
+    specs: list[tuple[str, list[str], BlockType]], decks: list[str], subtitle: str | None
+) -> None:
+    blocks = [_block(n, text, voters, kind) for n, (text, voters, kind) in enumerate(specs, 1)]
+    plain = {b.id for b in kept_blocks(blocks, subtitle=subtitle)}
+    with_decks = {b.id for b in kept_blocks(blocks, subtitle=subtitle, standfirsts=decks)}
+    assert plain <= with_decks
+    voted = [n for n, b in enumerate(blocks) if b.extractors]
+    for n, block in enumerate(blocks):
+        if block.id in with_decks - plain:
+            assert block.type == "paragraph" and not block.extractors
+            assert voted and n < voted[-1]
+            assert any(block.text.casefold().startswith(d.casefold().rstrip(" .…—")) for d in decks)
