@@ -21,7 +21,9 @@ Measured on wcxb-dev-articles: 0.800 of titles right with the first candidate, 0
 two rules, 0.825 with the shown heading too (bench/run.py). What is left is mostly the
 benchmark's own choice between the ``h1`` and a metadata variant of it (typography, an SEO
 rewording): no rule on agreement, sources or shared words separates those cases (on lone-``h1``
-pages where the metadata agrees on another text, the ``h1`` is right about twice as often).
+pages where another candidate differs, the ``h1`` is right 181 times, the best-supported other
+candidate 46 times; an agreement vote, with ``<title>`` stripped of the site's name counted as
+support, fell to 0.748).
 """
 
 from __future__ import annotations
