@@ -13,17 +13,17 @@ punctuation, never on which words:
   ``h1`` is the shorter part: the document title "Site name: Headline" beside a headline.
 
 Then the next candidate in the builder's order is taken. Before both, a lone ``h1`` yields to a
-candidate the page shows as a heading above the ``h1``'s own heading (or on a page whose
+candidate the page shows as a block of its own above the ``h1``'s block (or on a page whose
 ``h1`` is no block at all: pruned with the header it sits in): the headline a reader sees
 first, where the ``h1`` is a section label, a promotion or a second story's title.
 
 Measured on wcxb-dev-articles: 0.800 of titles right with the first candidate, 0.821 with the
-two rules, 0.825 with the shown heading too (bench/run.py). What is left is mostly the
-benchmark's own choice between the ``h1`` and a metadata variant of it (typography, an SEO
-rewording): no rule on agreement, sources or shared words separates those cases (on lone-``h1``
-pages where another candidate differs, the ``h1`` is right 181 times, the best-supported other
-candidate 46 times; an agreement vote, with ``<title>`` stripped of the site's name counted as
-support, fell to 0.748).
+two rules, 0.827 with the shown headline too (0.825 with headings only; bench/run.py). What is
+left is mostly the benchmark's own choice between the ``h1`` and a metadata variant of it
+(typography, an SEO rewording): no rule on agreement, sources or shared words separates those
+cases. On lone-``h1`` pages where another candidate differs, the ``h1`` is right 181 times,
+the best-supported other candidate 46 times; an agreement vote, with ``<title>`` stripped of
+the site's name counted as support, fell to 0.748.
 """
 
 from __future__ import annotations
@@ -84,12 +84,11 @@ def _not_the_headline(h1: str, others: Sequence[str]) -> bool:
 def _shown_above(
     usable: Sequence[MetadataCandidate], blocks: Sequence[Block]
 ) -> MetadataCandidate | None:
-    """The candidate besides the ``h1`` that the page shows as a heading first, when that
-    heading comes before the ``h1``'s own heading (or the ``h1`` is no heading block)."""
+    """The candidate besides the ``h1`` that the page shows first as a block of its own, when
+    that block comes before the ``h1``'s own block (or the ``h1`` is no block at all)."""
     first: dict[str, int] = {}
     for at, block in enumerate(blocks):
-        if block.type == "heading":
-            first.setdefault(_skeleton(block.text), at)
+        first.setdefault(_skeleton(block.text), at)
     h1 = _skeleton(usable[0].text)
     limit = first.get(h1, len(blocks))
     shown: tuple[int, MetadataCandidate] | None = None

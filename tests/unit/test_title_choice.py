@@ -84,6 +84,20 @@ def test_a_metadata_title_shown_only_below_the_h1_changes_nothing() -> None:
     assert got is not None and got.id == "t1"
 
 
+def test_a_headline_shown_as_a_paragraph_above_the_h1_wins() -> None:
+    """A code-hosting page: the repository's name as h1 below the post's title in a <p>."""
+    titles = _titles(("h1", "Notes"), ("og:title", "Notes on running Postgres at home"))
+    shown = Block(
+        id="b9",
+        type="paragraph",
+        text="Notes on running Postgres at home",
+        container_id="c2",
+        extractors=[],
+    )
+    got = choose_title(titles, [shown, *_headings("Notes")])
+    assert got is not None and got.id == "t2"
+
+
 def test_a_shown_heading_does_not_override_an_agreed_h1() -> None:
     titles = _titles(("h1+og:title", "Ein Titel"), ("json-ld:headline", "Ein anderer Titel"))
     got = choose_title(titles, _headings("Ein anderer Titel", "Ein Titel"))
