@@ -18,6 +18,7 @@ import trafilatura
 from selectolax.lexbor import LexborHTMLParser
 
 from article_runtime.candidates.segment import RawBlock
+from article_runtime.text.chars import without_invisible_junk
 from article_runtime.text.segments import count_words, nfc
 
 DOM = "dom"
@@ -54,8 +55,12 @@ _UNREAD_FAST = f"{_UNREAD}, svg, aside, footer, nav"
 
 
 def fold(text: str) -> str:
-    """Comparison form: NFC, casefold, whitespace collapsed."""
-    return " ".join(nfc(text).casefold().split())
+    """Comparison form: NFC, casefold, whitespace collapsed, invisible debris left out.
+
+    trafilatura's output has no soft hyphen or zero-width space (it drops every character
+    that is not printable), so a hyphenated paragraph never matched its output line, and
+    the vote missed whole articles set with soft hyphens (German pages, te-dev)."""
+    return " ".join(without_invisible_junk(nfc(text)).casefold().split())
 
 
 MAX_PUNCTUATION = 10

@@ -56,6 +56,18 @@ def is_invisible_junk(ch: str) -> bool:
     return not any(icu.Char.hasBinaryProperty(ch, prop) for prop in kept)
 
 
+def without_invisible_junk(text: str) -> str:
+    """``text`` less its invisible debris (``is_invisible_junk``): a soft hyphen inside a word
+    is a line-breaking hint, not a character a reader sees or searches for. What Python's
+    ``str.split`` and ``splitlines`` break at (the information separators U+001C-001F among
+    them) stays, so splitting the result still breaks where splitting ``text`` did."""
+    if text.isprintable():  # no format or control character at all: most text
+        return text
+    return "".join(
+        ch for ch in text if ch.isprintable() or ch.isspace() or not is_invisible_junk(ch)
+    )
+
+
 def is_horizontal_space(ch: str) -> bool:
     """A space separator (Zs: space, no-break, ideographic...) or a tab; never a line break."""
     return ch == "\t" or unicodedata.category(ch) == "Zs"

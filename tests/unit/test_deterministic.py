@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from article_runtime.candidates import build_candidates
 from article_runtime.deterministic import deterministic_proposal, kept_blocks
 from article_runtime.model.candidates import Block, BlockType, LinkCandidate
@@ -128,6 +131,31 @@ def test_title_and_subtitle_headings_are_not_repeated_in_the_body() -> None:
     assert [b.id for b in kept] == ["b2", "b3"]
 
 
+def test_a_standfirst_no_extractor_chose_is_kept_by_its_description() -> None:
+    """A paragraph a subtitle candidate gives whole or opens (a description cut short)."""
+    dek = "Officials closed the bridge after the river rose two metres overnight."
+    body = [
+        _block(3, "The first paragraph of the story, long enough.", ["trafilatura", "dom"]),
+        _block(4, "The last paragraph of the story, long enough too.", ["trafilatura", "dom"]),
+    ]
+    lead = _block(2, dek, [])
+    cut = "Officials closed the bridge after the river rose…"
+    kept = kept_blocks([lead, *body], standfirsts=["Rain", cut], subtitle="Rain")
+    assert [b.id for b in kept] == ["b2", "b3", "b4"]
+    # above the story it is left to the subtitle field when it is the chosen subtitle
+    kept = kept_blocks([lead, *body], standfirsts=[dek], subtitle=dek)
+    assert [b.id for b in kept] == ["b3", "b4"]
+    # inside the story it stays whatever the subtitle
+    kept = kept_blocks([body[0], lead, body[1]], standfirsts=[dek], subtitle=dek)
+    assert [b.id for b in kept] == ["b3", "b2", "b4"]
+    # a paragraph only sharing the description's first words is not its standfirst
+    other = _block(2, "Officials closed the school.", [])
+    assert [b.id for b in kept_blocks([other, *body], standfirsts=[dek])] == ["b3", "b4"]
+    # nor is one after the last chosen block (a teaser of the same story)
+    kept = kept_blocks([*body, _block(5, dek, [])], standfirsts=[dek])
+    assert [b.id for b in kept] == ["b3", "b4"]
+
+
 def test_quotes_linking_only_to_other_sites_are_embedded_posts() -> None:
     body = _block(1, "The minister answered on social media.", ["trafilatura", "dom"])
     post = _block(
@@ -183,3 +211,31 @@ def test_a_quotation_citing_another_site_inside_its_text_stays() -> None:
     )
     kept = kept_blocks([body, quote], [cited], site="news.example.org")
     assert [b.id for b in kept] == ["b1", "b2"]
+
+
+_WORDS = st.sampled_from(["river", "bridge", "Brücke", "fleuve", "川", "закрыт", "—", "…", "."])
+_TEXTS = st.lists(_WORDS, min_size=1, max_size=12).map(" ".join)
+_BLOCKS = st.lists(
+    st.tuples(
+        _TEXTS,
+        st.sampled_from([[], ["dom"], ["trafilatura"], ["dom", "trafilatura"]]),
+        st.sampled_from(["paragraph", "heading", "list_item"]),
+    ),
+    max_size=10,
+)
+
+
+@given(_BLOCKS, st.lists(_TEXTS, max_size=3), st.none() | _TEXTS)
+def test_standfirsts_only_add_unvoted_paragraphs_before_the_last_voted_block(
+    specs: list[tuple[str, list[str], BlockType]], decks: list[str], subtitle: str | None
+) -> None:
+    blocks = [_block(n, text, voters, kind) for n, (text, voters, kind) in enumerate(specs, 1)]
+    plain = {b.id for b in kept_blocks(blocks, subtitle=subtitle)}
+    with_decks = {b.id for b in kept_blocks(blocks, subtitle=subtitle, standfirsts=decks)}
+    assert plain <= with_decks
+    voted = [n for n, b in enumerate(blocks) if b.extractors]
+    for n, block in enumerate(blocks):
+        if block.id in with_decks - plain:
+            assert block.type == "paragraph" and not block.extractors
+            assert voted and n < voted[-1]
+            assert any(block.text.casefold().startswith(d.casefold().rstrip(" .…—")) for d in decks)

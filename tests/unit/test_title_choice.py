@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from article_runtime.model.candidates import MetadataCandidate
+from article_runtime.model.candidates import Block, MetadataCandidate
 from article_runtime.title_choice import choose_title
 
 
@@ -55,6 +55,52 @@ def test_a_headline_h1_beside_a_short_site_name_stays() -> None:
 
 def test_an_h1_other_sources_agree_on_is_never_passed_over() -> None:
     got = choose_title(_titles(("h1+og:title", "Blog"), ("twitter:title", "Something else")))
+    assert got is not None and got.id == "t1"
+
+
+def _headings(*texts: str) -> list[Block]:
+    return [
+        Block(id=f"b{n}", type="heading", text=t, level=2, container_id="c1", extractors=[])
+        for n, t in enumerate(texts, 1)
+    ]
+
+
+def test_a_metadata_title_shown_above_the_h1_wins() -> None:
+    """The page shows the story's headline first; its h1 labels a section further down."""
+    titles = _titles(("h1", "Security updates"), ("og:title+title", "Cloud security, autumn 2025"))
+    got = choose_title(titles, _headings("Cloud security, autumn 2025", "Security updates"))
+    assert got is not None and got.id == "t2"
+    # the same texts in the other order: the h1 comes first and stays
+    got = choose_title(titles, _headings("Security updates", "Cloud security, autumn 2025"))
+    assert got is not None and got.id == "t1"
+
+
+def test_a_metadata_title_shown_only_below_the_h1_changes_nothing() -> None:
+    """json-ld headlines of the list items a roundup shows as its sections."""
+    titles = _titles(
+        ("h1", "Die besten Kameras 2025"), ("json-ld:headline", "Kameras für Einsteiger")
+    )
+    got = choose_title(titles, _headings("Die besten Kameras 2025", "Kameras für Einsteiger"))
+    assert got is not None and got.id == "t1"
+
+
+def test_a_headline_shown_as_a_paragraph_above_the_h1_wins() -> None:
+    """A code-hosting page: the repository's name as h1 below the post's title in a <p>."""
+    titles = _titles(("h1", "Notes"), ("og:title", "Notes on running Postgres at home"))
+    shown = Block(
+        id="b9",
+        type="paragraph",
+        text="Notes on running Postgres at home",
+        container_id="c2",
+        extractors=[],
+    )
+    got = choose_title(titles, [shown, *_headings("Notes")])
+    assert got is not None and got.id == "t2"
+
+
+def test_a_shown_heading_does_not_override_an_agreed_h1() -> None:
+    titles = _titles(("h1+og:title", "Ein Titel"), ("json-ld:headline", "Ein anderer Titel"))
+    got = choose_title(titles, _headings("Ein anderer Titel", "Ein Titel"))
     assert got is not None and got.id == "t1"
 
 
