@@ -15,15 +15,24 @@ import urllib.request
 from typing import Any
 
 import pytest
-from confluent_kafka import Consumer, TopicPartition
+from confluent_kafka import Consumer, Producer, TopicPartition
 from fastavro import parse_schema, schemaless_reader
 
+from streams.commands.publish_inputs import ingested_record
+from streams.kafka.codec import AvroCodec
 from streams.kafka.decoding import json_ready
 from streams.kafka.preflight import EXIT_REFUSED
 from streams.kafka.producer import ArticleProducer, PublishError
 from streams.kafka.registry import REGISTRY_URL_ENV, VALUE_FORMAT_ENV
 from streams.kafka.registry_codec import codec_from_env
-from streams.kafka.topics import ARTICLE_ENRICHED, ARTICLE_INGESTED, BY_NAME, TOPICS
+from streams.kafka.topics import (
+    ARTICLE_ENRICHED,
+    ARTICLE_INGESTED,
+    BY_NAME,
+    ECP_VERDICT,
+    TOPICS,
+    message_key,
+)
 from streams.service.settings import UNKNOWN_SCHEMA_WAIT_ENV
 from tests.integration.stream_support import Flow
 from tests.llm_support import FALLBACK, PRIMARY
@@ -101,10 +110,31 @@ def test_every_topic_round_trips_in_the_registry_format(
                 [("poison-unknown-id", b"\x00" + UNKNOWN_ID.to_bytes(4, "big") + b"\x02")]
             )
             kafka_flow.publish_cases(cases)
-            ids = [c.article_id for c in cases] + ["poison-unknown-id"]
+            # A page and a verdict from librdkafka's default partitioner, single-object as
+            # teams without a registry write: the forwarded copies are written in the
+            # registry format, so the repartition topics are read back below too.
+            misplaced = "crc-verdict-2"  # CRC32 and murmur2 disagree on this key (3 partitions)
+            plain, producer = AvroCodec(), Producer(kafka_flow.connection.confluent())
+            page = ingested_record(misplaced, "https://a.test/misplaced", cases[0].html)
+            verdict = {
+                "article_id": misplaced,
+                "approved": False,
+                "entity": None,
+                "article_hash": None,
+                "classifier_version": "test",
+                "decided_at": 0,
+            }
+            for topic, schema, record in (
+                (ARTICLE_INGESTED, "ArticleIngested", page),
+                (ECP_VERDICT, "EcpVerdict", verdict),
+            ):
+                encoded = plain.encode(schema, record)
+                producer.produce(topic.name, key=message_key(misplaced), value=encoded)
+            assert producer.flush(30) == 0
+            ids = [c.article_id for c in cases] + ["poison-unknown-id", misplaced]
             outcomes = kafka_flow.follow(ids, timeout_s=180, settle_grace_s=1.0)
-            for case in cases:
-                assert outcomes[case.article_id].settled, case.article_id
+            for article_id in [*(c.article_id for c in cases), misplaced]:
+                assert outcomes[article_id].settled, article_id
             assert sum(len(outcomes[c.article_id].enriched) > 0 for c in cases) == 3
             # an ID the registry cannot serve held its partition first, then ended as before
             poison = outcomes["poison-unknown-id"].terminal
@@ -125,8 +155,8 @@ def test_every_topic_round_trips_in_the_registry_format(
                 seen.setdefault(topic.name, []).append(record)
         assert set(seen) == set(BY_NAME), seen.keys()  # every topic, in the registry format
         published = {r["article_id"]: r["html"] for r in seen[ARTICLE_INGESTED.name]}
-        assert published == {c.article_id: c.html for c in cases}
-        enriched = {r["article_id"] for r in seen[ARTICLE_ENRICHED.name]}
+        assert published == {c.article_id: c.html for c in cases} | {misplaced: page["html"]}
+        enriched = {r["article_id"] for r in seen[ARTICLE_ENRICHED.name]} - {misplaced}
         assert enriched == {c.article_id for c in cases if outcomes[c.article_id].enriched}
 
 
