@@ -65,9 +65,9 @@ IMPORT_EVERY_MODULE := import importlib, pkgutil, sys; \
   [importlib.import_module(n) for n in names]; \
   print(sys.version.split()[0] + ":", len(names), "modules imported")
 
-test-python-%: .venv-%/.installed
+test-python-%: .venv-%/.installed $(HELM) $(PROMTOOL)
 	.venv-$*/bin/python -W error -c '$(IMPORT_EVERY_MODULE)' $(RUNTIME_PACKAGES)
-	.venv-$*/bin/pytest -q tests/unit
+	ARTICLE_RUNTIME_HELM=$(HELM) ARTICLE_RUNTIME_PROMTOOL=$(PROMTOOL) .venv-$*/bin/pytest -q tests/unit
 
 .venv-%/.installed: pyproject.toml requirements-dev.lock | debian-packages
 	@py="$(call find_python,$*)"; test -n "$$py" || { echo "Python $* not found"; exit 1; }; \
