@@ -58,6 +58,8 @@ $(STAMP): pyproject.toml requirements-dev.lock | debian-packages
 ## The other supported Pythons (OTHER_PYTHONS), one after the other: each gets .venv-X.Y from
 ## the lock (kept between runs), imports every module of the runtime's packages and runs the
 ## unit tests. The integration tests and lint run on $(PYTHON_VERSION) only (make test).
+## PYTHONS_PROFILE=smoke runs every unit test with 10 examples per property test instead of 100.
+PYTHONS_PROFILE ?= article-runtime
 test-pythons: $(foreach v,$(OTHER_PYTHONS),test-python-$(v))
 
 IMPORT_EVERY_MODULE := import importlib, pkgutil, sys; \
@@ -67,7 +69,7 @@ IMPORT_EVERY_MODULE := import importlib, pkgutil, sys; \
 
 test-python-%: .venv-%/.installed $(HELM) $(PROMTOOL)
 	.venv-$*/bin/python -W error -c '$(IMPORT_EVERY_MODULE)' $(RUNTIME_PACKAGES)
-	ARTICLE_RUNTIME_HELM=$(HELM) ARTICLE_RUNTIME_PROMTOOL=$(PROMTOOL) .venv-$*/bin/pytest -q tests/unit
+	HYPOTHESIS_PROFILE=$(PYTHONS_PROFILE) ARTICLE_RUNTIME_HELM=$(HELM) ARTICLE_RUNTIME_PROMTOOL=$(PROMTOOL) .venv-$*/bin/pytest -q tests/unit
 
 .venv-%/.installed: pyproject.toml requirements-dev.lock | debian-packages
 	@py="$(call find_python,$*)"; test -n "$$py" || { echo "Python $* not found"; exit 1; }; \
