@@ -74,6 +74,8 @@ test-python-%: .venv-%/.installed $(HELM) $(PROMTOOL)
 	.venv-$*/bin/python -W error -c '$(IMPORT_EVERY_MODULE)' $(RUNTIME_PACKAGES)
 	HYPOTHESIS_PROFILE=$(PYTHONS_PROFILE) ARTICLE_RUNTIME_HELM=$(HELM) ARTICLE_RUNTIME_PROMTOOL=$(PROMTOOL) .venv-$*/bin/pytest -q tests/unit
 
+# Kept: a stamp made by a pattern rule is otherwise an intermediate file make deletes.
+.PRECIOUS: .venv-%/.installed
 .venv-%/.installed: pyproject.toml requirements-dev.lock | debian-packages
 	@py="$(call find_python,$*)"; test -n "$$py" || { echo "Python $* not found"; exit 1; }; \
 	  rm -rf .venv-$* && $$py -m venv .venv-$*
