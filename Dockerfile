@@ -5,9 +5,10 @@
 # Two stages: the build stage has the compilers and ICU headers and turns the lock into wheels
 # (PyICU is compiled there); the runtime stage installs those wheels and nothing else, so no
 # compiler, header or pip cache reaches the image. The base is pinned to Debian bookworm because
-# the compiled PyICU links against that release's ICU (libicu72).
+# the compiled PyICU links against that release's ICU (libicu72), and to the newest Python the
+# whole lock supports (the Makefile's PYTHONS; make test runs on the same one).
 
-FROM python:3.11-slim-bookworm AS build
+FROM python:3.13-slim-bookworm AS build
 RUN apt-get update \
     && apt-get install -y --no-install-recommends libicu-dev g++ pkg-config \
     && rm -rf /var/lib/apt/lists/*
@@ -25,7 +26,7 @@ COPY streams streams
 COPY agents agents
 RUN pip wheel --no-cache-dir --no-deps . -w /wheels
 
-FROM python:3.11-slim-bookworm
+FROM python:3.13-slim-bookworm
 # ICU, and Hunspell with its dictionaries (debian-packages.txt: the repair oracles).
 COPY debian-packages.txt /tmp/debian-packages.txt
 RUN apt-get update \

@@ -32,6 +32,9 @@ settings.register_profile(
 )
 # A longer search for a quiet hour: HYPOTHESIS_PROFILE=deep .venv/bin/pytest tests/unit
 settings.register_profile("deep", settings.get_profile("article-runtime"), max_examples=2000)
+# Every property test, each with a short search: `make test-pythons PYTHONS_PROFILE=smoke` on the
+# other supported Pythons, where the question is whether the code runs the same, not a new search.
+settings.register_profile("smoke", settings.get_profile("article-runtime"), max_examples=10)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "article-runtime"))
 
 REPO = Path(__file__).resolve().parents[1]

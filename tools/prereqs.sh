@@ -3,7 +3,8 @@
 # whatever is missing (README.md, "Prerequisites"), exit 1; silent when all is there.
 # Arguments: the needs to check (python compiler icu debian java maven node go apt).
 # Cheap on purpose (no network, one short run of each tool): it runs before every target.
-PYTHON=${PYTHON:-python3.11}
+PYTHON_VERSION=${PYTHON_VERSION:-3.13}
+PYTHON=${PYTHON:-python$PYTHON_VERSION}
 GO=${GO:-go}
 missing=""
 add() { missing="${missing:+$missing, }$1"; }
@@ -12,9 +13,9 @@ has() { command -v "$1" >/dev/null 2>&1; }
 for need in "$@"; do
   case $need in
     python)
-      if ! has "$PYTHON"; then add "Python 3.11 ($PYTHON)"
-      elif ! "$PYTHON" -I -S -c 'import sys, os, ensurepip; sys.exit(sys.version_info[:2] != (3, 11) or not os.path.exists(os.path.join(sys.base_prefix, "include", "python3.11", "Python.h")))' 2>/dev/null
-      then add "Python 3.11 with venv and headers ($PYTHON: python3.11-venv, python3.11-dev)"; fi ;;
+      if ! has "$PYTHON"; then add "Python $PYTHON_VERSION ($PYTHON)"
+      elif ! "$PYTHON" -I -S -c 'import sys, os, ensurepip; v = "%d.%d" % sys.version_info[:2]; sys.exit(v != sys.argv[1] or not os.path.exists(os.path.join(sys.base_prefix, "include", "python" + v, "Python.h")))' "$PYTHON_VERSION" 2>/dev/null
+      then add "Python $PYTHON_VERSION with venv and headers ($PYTHON: python$PYTHON_VERSION-venv, python$PYTHON_VERSION-dev)"; fi ;;
     compiler)
       has c++ || has g++ || add "a C++ compiler (g++, to build PyICU)" ;;
     icu)
