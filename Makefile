@@ -15,7 +15,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(PYTHON_VERSION)
 # The runtime's packages: `make test-pythons` imports every module under them.
-RUNTIME_PACKAGES := article_runtime streams agents
+RUNTIME_PACKAGES := article_runtime
 PROMPTFOO := evals/node_modules/.bin/promptfoo
 # helm for the chart tests: not a Debian package here, so built once from the Go module proxy
 # with the machine's Go into the same cache as the Kafka jars.
@@ -121,7 +121,7 @@ lock: $(STAMP)
 
 ## Run the main job on the bundled samples.
 demo: $(STAMP)
-	$(BIN)/python -m streams.local.demo
+	$(BIN)/python -m article_runtime.streams.local.demo
 
 ## Lint, type-check and run the whole test suite (the evals tests need promptfoo installed,
 ## the chart tests helm).

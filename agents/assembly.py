@@ -11,9 +11,9 @@ providers) is the deterministic path alone.
 No state of its own: judging a proposal again gives the same outputs (the harness is
 deterministic), so a redelivered proposal (after a crash, a rebalance, a broker restart) is
 judged again and no model is asked again. The newest version wins: a proposal whose ladder the
-hygiene agent has moved past (``agents.ladder.superseded``, read in its table, which this agent
-reads but never writes) is dropped, checked again under the article's lock just before the
-outputs are produced.
+hygiene agent has moved past (``article_runtime.agents.ladder.superseded``, read in its table, which
+this agent reads but never writes) is dropped, checked again under the article's lock just before
+the outputs are produced.
 """
 
 from __future__ import annotations
@@ -23,18 +23,27 @@ from typing import Any
 
 import faust
 
-from agents.ladder import next_rung, superseded
+from article_runtime.agents.ladder import next_rung, superseded
 from article_runtime.errors import NoValidProposal
 from article_runtime.extract import deterministic_article
 from article_runtime.harness.pipeline import run_hygiene_harness
 from article_runtime.hygiene import HYGIENE, role_path
 from article_runtime.model import AssembledArticle, AttemptRecord, CandidateSet, PromptRef, Usage
-from streams.kafka.topics import ARTICLE_ASSEMBLED, ARTICLE_COMPENSATION, ARTICLE_PROPOSAL
-from streams.kafka.window import InFlight, KeyedLocks
-from streams.service.compensation import Stage, compensation_event
-from streams.service.proposals import CarriedSetError, KnownSets, carried_of, origin_of
-from streams.service.records import assembled_record, attempt_records, attempts_from
-from streams.service.wiring import Emit, Event, Wiring, manual_acks
+from article_runtime.streams.kafka.topics import (
+    ARTICLE_ASSEMBLED,
+    ARTICLE_COMPENSATION,
+    ARTICLE_PROPOSAL,
+)
+from article_runtime.streams.kafka.window import InFlight, KeyedLocks
+from article_runtime.streams.service.compensation import Stage, compensation_event
+from article_runtime.streams.service.proposals import (
+    CarriedSetError,
+    KnownSets,
+    carried_of,
+    origin_of,
+)
+from article_runtime.streams.service.records import assembled_record, attempt_records, attempts_from
+from article_runtime.streams.service.wiring import Emit, Event, Wiring, manual_acks
 
 Publish = Callable[[list[Emit]], Awaitable[None]]
 

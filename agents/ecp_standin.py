@@ -4,8 +4,8 @@ The real ECP classifier is an external service that publishes ``ecp.verdict``; w
 reimplement it. This stand-in exists only so local runs (``make demo``, integration tests)
 exercise enrichment, and every verdict it writes says so in ``classifier_version``. It runs
 inside the worker as an agent when ``ECP_STANDIN_QID`` and ``ECP_STANDIN_NAME`` are set, or
-apart, as the real classifier does, with ``python -m agents.ecp_standin`` (the same variables
-and the worker's Kafka settings): ``make bench-stream`` runs it apart, so the worker it
+apart, as the real classifier does, with ``python -m article_runtime.agents.ecp_standin`` (the same
+variables and the worker's Kafka settings): ``make bench-stream`` runs it apart, so the worker it
 measures does only the worker's work.
 """
 
@@ -20,15 +20,19 @@ from typing import Any
 import faust
 from confluent_kafka import Consumer
 
-from streams.kafka.codec import CodecError
-from streams.kafka.connection import KafkaConnection
-from streams.kafka.producer import ArticleProducer, PublishError
-from streams.kafka.registry_codec import codec_from_env
-from streams.kafka.topics import ARTICLE_ASSEMBLED, ECP_VERDICT
-from streams.kafka.window import InFlight
-from streams.service.records import now
-from streams.service.settings import ECP_STANDIN_NAME_ENV, ECP_STANDIN_QID_ENV, StandInEntity
-from streams.service.wiring import Emit, Event, Wiring, manual_acks
+from article_runtime.streams.kafka.codec import CodecError
+from article_runtime.streams.kafka.connection import KafkaConnection
+from article_runtime.streams.kafka.producer import ArticleProducer, PublishError
+from article_runtime.streams.kafka.registry_codec import codec_from_env
+from article_runtime.streams.kafka.topics import ARTICLE_ASSEMBLED, ECP_VERDICT
+from article_runtime.streams.kafka.window import InFlight
+from article_runtime.streams.service.records import now
+from article_runtime.streams.service.settings import (
+    ECP_STANDIN_NAME_ENV,
+    ECP_STANDIN_QID_ENV,
+    StandInEntity,
+)
+from article_runtime.streams.service.wiring import Emit, Event, Wiring, manual_acks
 
 CLASSIFIER_VERSION = "local-stand-in (not ECP): approves everything"
 VERDICTS_IN_FLIGHT = 64

@@ -9,10 +9,10 @@ after a crash the redelivered input finds the result and produces it again (same
 hash) instead of asking the model a second time.
 
 The table keeps what the join needs per article, and no article text:
-- ``version``: the newest version of the article seen (``agents.versions``); anything about an
-  older version is dropped, so the join never re-enriches or settles an older version after a
-  newer one. Besides assembled articles it reads the hygiene stages' terminal events: a newer
-  version that ended there closes the join for older ones.
+- ``version``: the newest version of the article seen (``article_runtime.agents.versions``);
+  anything about an older version is dropped, so the join never re-enriches or settles an older
+  version after a newer one. Besides assembled articles it reads the hygiene stages' terminal
+  events: a newer version that ended there closes the join for older ones.
 - ``article``: where that version's assembled record sits (``partition``, ``offset``) and its
   Markdown hash. The record is read back from ``article.assembled`` when a verdict comes later.
 - ``verdicts``: ``"<QID>@<article hash the classifier judged, or ''>"`` -> entity.
@@ -32,26 +32,31 @@ from typing import Any, TypeVar, cast
 
 import faust
 
-from agents.versions import Version, compared
-from agents.watching import watch
+from article_runtime.agents.versions import Version, compared
+from article_runtime.agents.watching import watch
 from article_runtime.enrichment.call import enrich_article
 from article_runtime.enrichment.model import EnrichedArticle, EnrichmentFailure, Entity
 from article_runtime.llm.policy import LLMRuntime
 from article_runtime.model import AssembledArticle
-from streams.kafka.reader import RecordUnavailable, TopicReader
-from streams.kafka.topics import (
+from article_runtime.streams.kafka.reader import RecordUnavailable, TopicReader
+from article_runtime.streams.kafka.topics import (
     ARTICLE_ASSEMBLED,
     ARTICLE_COMPENSATION,
     ARTICLE_ENRICHED,
     ECP_VERDICT,
     VERDICT_REPARTITION,
 )
-from streams.kafka.window import InFlight, KeyedLocks
-from streams.service.compensation import compensation_event
-from streams.service.records import assembled_article, attempt_records, enriched_record, now
-from streams.service.redrive import is_redrive_event
-from streams.service.routing import contract_topic, placed
-from streams.service.wiring import Emit, Event, Wiring
+from article_runtime.streams.kafka.window import InFlight, KeyedLocks
+from article_runtime.streams.service.compensation import compensation_event
+from article_runtime.streams.service.records import (
+    assembled_article,
+    attempt_records,
+    enriched_record,
+    now,
+)
+from article_runtime.streams.service.redrive import is_redrive_event
+from article_runtime.streams.service.routing import contract_topic, placed
+from article_runtime.streams.service.wiring import Emit, Event, Wiring
 
 JOIN_TABLE = "enrichment_join"
 Enrich = Callable[[AssembledArticle, Entity], Awaitable[dict[str, Any]]]
@@ -384,8 +389,9 @@ def _concerns(w: Wiring, event: Event) -> bool:
 
 
 def is_redrive(event: dict[str, Any]) -> bool:
-    """An operator's redrive of an enrichment terminal (``streams.service.redrive``): the one
-    fallback event the enrichment stage has."""
+    """An operator's redrive of an enrichment terminal
+    (``article_runtime.streams.service.redrive``): the one fallback event the enrichment stage
+    has."""
     return is_redrive_event(event) and event["stage"] == "enrichment"
 
 

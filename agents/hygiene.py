@@ -2,24 +2,25 @@
 ``article.proposal``, many model calls in flight.
 
 For an ingested page it builds the candidate set (one page at a time in the whole worker:
-``agents.pages``), asks the ladder's first rung (the primary model; without providers the
-deterministic rung, which asks nothing) and publishes the answer verbatim with the candidate
-set it chose from; it does not judge it. The assembly agent (``agents.assembly``) judges; a
-rung that does not hold comes back as a fallback event on ``article.compensation``, which this
-agent takes to ask the fallback model, with the candidate set the event carries. It also runs
-an operator's redrive of a hygiene terminal (``streams.service.redrive``): the ladder again for
-that version, from the primary model.
+``article_runtime.agents.pages``), asks the ladder's first rung (the primary model; without
+providers the deterministic rung, which asks nothing) and publishes the answer verbatim with the
+candidate set it chose from; it does not judge it. The assembly agent
+(``article_runtime.agents.assembly``) judges; a rung that does not hold comes back as a fallback
+event on ``article.compensation``, which this agent takes to ask the fallback model, with the
+candidate set the event carries. It also runs an operator's redrive of a hygiene terminal
+(``article_runtime.streams.service.redrive``): the ladder again for that version, from the primary
+model.
 
 A paid answer is never paid twice: it is written to the ladder's state and confirmed by the
 broker before its proposal is produced, and an input that comes again (a crash or a rebalance
 redelivers what was not committed) finds its rung's answer there and publishes the same
-proposal again instead of asking the model (``agents.ladder.passage``). A proposal once on the
-topic is judged by whoever owns its partition, as often as it is delivered.
+proposal again instead of asking the model (``article_runtime.agents.ladder.passage``). A proposal
+once on the topic is judged by whoever owns its partition, as often as it is delivered.
 
 One Faust actor writes the table; its messages run in an ``InFlight`` window (up to
 ``ARTICLE_RUNTIME_CALLS_IN_FLIGHT`` at once, each acked when its outputs are on the broker).
-Versions (``agents.versions``): each rung's state is decided and written under the article's
-lock, after the state is read again, so an answer for v1 that comes after v2 was proposed
+Versions (``article_runtime.agents.versions``): each rung's state is decided and written under the
+article's lock, after the state is read again, so an answer for v1 that comes after v2 was proposed
 changes nothing, and a newer version whose page is unusable ends the article.
 """
 
@@ -31,7 +32,8 @@ from typing import Any
 
 import faust
 
-from agents.ladder import (
+from article_runtime import bounded_json
+from article_runtime.agents.ladder import (
     Rung,
     Step,
     closed,
@@ -41,10 +43,9 @@ from agents.ladder import (
     stored_terminal,
     upgraded,
 )
-from agents.ledger import recorded_when_taken
-from agents.pages import Pages
-from agents.versions import version_of
-from article_runtime import bounded_json
+from article_runtime.agents.ledger import recorded_when_taken
+from article_runtime.agents.pages import Pages
+from article_runtime.agents.versions import version_of
 from article_runtime.answer_bounds import hygiene_bounds
 from article_runtime.hashing import sha256_hex
 from article_runtime.hygiene import HYGIENE
@@ -54,19 +55,24 @@ from article_runtime.llm.records import ValidationSummary
 from article_runtime.llm.render import hygiene_messages
 from article_runtime.model import AttemptRecord, CandidateSet, PromptRef
 from article_runtime.model.attempts import Role
-from streams.kafka.topics import (
+from article_runtime.streams.kafka.topics import (
     ARTICLE_COMPENSATION,
     ARTICLE_INGESTED,
     ARTICLE_PROPOSAL,
     INGESTED_REPARTITION,
 )
-from streams.kafka.window import InFlight, KeyedLocks
-from streams.service.compensation import compensation_event
-from streams.service.proposals import Carried, CarriedSetError, KnownSets, proposal_record
-from streams.service.records import attempts_from
-from streams.service.redrive import is_hygiene_redrive
-from streams.service.routing import placed, source_offset
-from streams.service.wiring import Emit, Event, Wiring, manual_acks, origin
+from article_runtime.streams.kafka.window import InFlight, KeyedLocks
+from article_runtime.streams.service.compensation import compensation_event
+from article_runtime.streams.service.proposals import (
+    Carried,
+    CarriedSetError,
+    KnownSets,
+    proposal_record,
+)
+from article_runtime.streams.service.records import attempts_from
+from article_runtime.streams.service.redrive import is_hygiene_redrive
+from article_runtime.streams.service.routing import placed, source_offset
+from article_runtime.streams.service.wiring import Emit, Event, Wiring, manual_acks, origin
 
 LADDER_TABLE = "hygiene_ladder"
 Publish = Callable[[list[Emit]], Awaitable[None]]

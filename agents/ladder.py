@@ -1,8 +1,8 @@
 """The hygiene fallback ladder (spec 10) across two agents: which rung runs, and when again.
 
 The hygiene agent ends each model rung on ``article.proposal`` (the answer verbatim, or none);
-the assembly agent (``agents.assembly``) judges it and assembles the article, or sends the
-ladder to its next rung: a fallback event that the hygiene agent takes to ask the fallback
+the assembly agent (``article_runtime.agents.assembly``) judges it and assembles the article, or
+sends the ladder to its next rung: a fallback event that the hygiene agent takes to ask the fallback
 model, or the deterministic path, which the assembly agent runs at once.
 
 A paid answer is written to the ladder's state (the ``hygiene_ladder`` table, written by the
@@ -20,9 +20,10 @@ partition next. Pure decisions here, over one article's state:
 - ``superseded``: whether the state has moved past a proposal (the assembly agent drops it):
   the newest version wins.
 
-The state belongs to one version of the article (``agents.versions``) and one ladder: a first
-pass, or the ladder an operator's redrive started (``redrive``: that event's offset). Rungs
-are numbered from 1 in a first pass; a redrive numbers its rungs after the ladder it reopens.
+The state belongs to one version of the article (``article_runtime.agents.versions``) and one
+ladder: a first pass, or the ladder an operator's redrive started (``redrive``: that event's
+offset). Rungs are numbered from 1 in a first pass; a redrive numbers its rungs after the ladder it
+reopens.
 """
 
 from __future__ import annotations
@@ -30,12 +31,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from agents.versions import Version, compared
+from article_runtime.agents.versions import Version, compared
 from article_runtime.model import AttemptRecord, PromptRef
-from streams.kafka.topics import ARTICLE_COMPENSATION
-from streams.service.compensation import RUNGS, NextAttempt, compensation_event
-from streams.service.records import attempt_records
-from streams.service.wiring import Emit
+from article_runtime.streams.kafka.topics import ARTICLE_COMPENSATION
+from article_runtime.streams.service.compensation import RUNGS, NextAttempt, compensation_event
+from article_runtime.streams.service.records import attempt_records
+from article_runtime.streams.service.wiring import Emit
 
 Rung = NextAttempt
 MODEL_RUNGS: tuple[Rung, ...] = ("runtime_primary", "runtime_fallback")

@@ -12,9 +12,9 @@ Status is recorded from what is durably on the topics, as before; what changed i
 it. Counters are one key per source partition (``"<partition>"`` -> counts by name): a Faust
 table's changelog follows the partition of the message being handled, so a key per partition
 keeps counts right across rebalances, and one record carries every count a message changed.
-Changes go through ``streams.kafka.coalesced``: made in the tables at once, and written (a record
-per changed key) and confirmed before the consumer's next commit of the input offsets, not
-before each input is acked: nothing the flow produces depends on them.
+Changes go through ``article_runtime.streams.kafka.coalesced``: made in the tables at once, and
+written (a record per changed key) and confirmed before the consumer's next commit of the input
+offsets, not before each input is acked: nothing the flow produces depends on them.
 
 The lineage is kept for the retention period, so each entry holds only what a person reads:
 fields without a value are left out, each attempt is listed once (at the first message that
@@ -34,10 +34,10 @@ from typing import Any
 
 from faust.streams import current_event
 
-from agents.terminals import RECENT_TABLE, remembered
-from agents.versions import label, version_of
-from streams.kafka.coalesced import Coalesced
-from streams.kafka.topics import (
+from article_runtime.agents.terminals import RECENT_TABLE, remembered
+from article_runtime.agents.versions import label, version_of
+from article_runtime.streams.kafka.coalesced import Coalesced
+from article_runtime.streams.kafka.topics import (
     ARTICLE_ASSEMBLED,
     ARTICLE_COMPENSATION,
     ARTICLE_ENRICHED,
@@ -49,9 +49,14 @@ from streams.kafka.topics import (
     Topic,
     partition_of,
 )
-from streams.service.redrive import is_redrive_event
-from streams.service.routing import contract_topic, misrouted, partition_count, source_offset
-from streams.service.wiring import Emit, Event, Wiring
+from article_runtime.streams.service.redrive import is_redrive_event
+from article_runtime.streams.service.routing import (
+    contract_topic,
+    misrouted,
+    partition_count,
+    source_offset,
+)
+from article_runtime.streams.service.wiring import Emit, Event, Wiring
 
 STATUS_TABLE = "article_status"
 COUNTERS_TABLE = "outcome_counters"
@@ -59,8 +64,8 @@ MAX_EVENTS = 40  # lineage entries kept per article; the topics hold the rest
 _log = logging.getLogger(__name__)
 _ATTEMPT_FIELDS = ("call", "role", "model", "attempt", "outcome", "reason", "latency_ms")
 # Topics whose messages someone outside the stages writes: recorded when a stage takes them
-# (a copy forwarded to its article's partition, ``streams.service.routing``, as its source's
-# message where it is taken; where the source sat, it is only counted ``forwarded/...``).
+# (a copy forwarded to its article's partition, ``article_runtime.streams.service.routing``, as its
+# source's message where it is taken; where the source sat, it is only counted ``forwarded/...``).
 TAKEN: frozenset[Topic] = frozenset({ARTICLE_INGESTED, ECP_VERDICT})
 # Topics the stages write: recorded when the broker has them.
 MADE: frozenset[Topic] = frozenset(
@@ -233,7 +238,8 @@ class Ledger:
         self.recent = Coalesced(w.tables[RECENT_TABLE])
 
     async def flush(self) -> None:
-        """Every change so far, written and confirmed (``streams.kafka.coalesced``)."""
+        """Every change so far, written and confirmed
+        (``article_runtime.streams.kafka.coalesced``)."""
         await asyncio.gather(self.lineage.flush(), self.counts.flush(), self.recent.flush())
 
     def taken(self, event: Event, record: dict[str, Any] | Emit) -> None:

@@ -24,9 +24,9 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from agents.candidates import candidates_of
+from article_runtime.agents.candidates import candidates_of
 from article_runtime.model import CandidateSet
-from streams.service.wiring import Emit
+from article_runtime.streams.service.wiring import Emit
 
 # Pages up to this size are parsed on the event loop. On the 161 usable raw news pages of
 # ../shared/bench/aeb (median 116 KiB, largest 1.4 MiB) a parse takes 9-19 ms median by size

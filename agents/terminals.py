@@ -1,8 +1,8 @@
 """Terminals: the articles that ended terminal lately, per stage and reason, for operators.
 
 ``/compensations/`` counts events by reason; after an outage an operator also needs to know
-which articles to look at or redrive. The ledger (``agents.ledger``) keeps, per source
-partition, stage and reason, the last ``RECENT_PER_REASON`` terminal events (article, entity,
+which articles to look at or redrive. The ledger (``article_runtime.agents.ledger``) keeps, per
+source partition, stage and reason, the last ``RECENT_PER_REASON`` terminal events (article, entity,
 version, when), so the list stays bounded however long the outage. Keys are
 ``"<partition>/<stage>/<reason>"``: like the counters, a key follows its source partition
 across rebalances.
@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from agents.versions import label
+from article_runtime.agents.versions import label
 
 RECENT_TABLE = "recent_terminals"
 RECENT_PER_REASON = 50

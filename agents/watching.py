@@ -12,9 +12,9 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from streams.kafka.codec import CodecError
-from streams.kafka.topics import BY_NAME
-from streams.service.wiring import Event, Wiring
+from article_runtime.streams.kafka.codec import CodecError
+from article_runtime.streams.kafka.topics import BY_NAME
+from article_runtime.streams.service.wiring import Event, Wiring
 
 _log = logging.getLogger(__name__)
 

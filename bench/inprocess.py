@@ -12,7 +12,8 @@ provider server's); it prints one JSON object: wall and CPU seconds over the mea
 the machine's CPU seconds (busy and in all) meanwhile, and each article's settle time.
 ``python -m bench.inprocess --providers FILE --articles N --warmup W --seed S [--loop L]``; the
 articles are ``bench.page_cases.page_articles(W + N, S, --pages)``. ``--loop`` picks the event
-loop (``streams.service.event_loop``): uvloop, as the workers, and the faster for this work.
+loop (``article_runtime.streams.service.event_loop``): uvloop, as the workers, and the faster for
+this work.
 """
 
 from __future__ import annotations
@@ -30,9 +31,9 @@ from article_runtime.enrichment.call import enrich_article
 from article_runtime.enrichment.model import Entity
 from article_runtime.hygiene import hygiene_article
 from article_runtime.llm.policy import LLMRuntime
+from article_runtime.streams.service import event_loop
 from bench.cpu import machine_cpu_seconds, stolen_cpu_seconds
 from bench.page_cases import DEFAULT_PAGES, PAGE_SETS, page_articles
-from streams.service import event_loop
 from tests.integration.stream_support import ENTITY
 from tests.support.stream_cases import CaseArticle
 

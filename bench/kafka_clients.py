@@ -36,10 +36,10 @@ from typing import Any
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from confluent_kafka import Consumer, KafkaError, Message, Producer
 
-from streams.kafka.admin import ensure_topics
-from streams.kafka.connection import KafkaConnection
-from streams.kafka.topics import PARTITIONS, PRODUCER_CONFIG, Topic
-from streams.local.broker import local_broker
+from article_runtime.streams.kafka.admin import ensure_topics
+from article_runtime.streams.kafka.connection import KafkaConnection
+from article_runtime.streams.kafka.topics import PARTITIONS, PRODUCER_CONFIG, Topic
+from article_runtime.streams.local.broker import local_broker
 
 BATCH = 500  # records a consumer returns at most per call
 READ_BACK_S = 120.0  # a consumer that has not read every record back by then has lost some

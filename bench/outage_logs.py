@@ -6,7 +6,7 @@ A local broker and one worker without providers (JSON logs, the chart's default 
 seconds to settle, then the broker is SIGKILLed and the worker's log is read ``--down-s``
 later: the lines written meanwhile, per second, per level, and the most frequent kinds
 (logger and the message's first words). ``--level debug`` shows every Kafka client line, as
-the worker logs without its client filter (``streams.service.client_logs``).
+the worker logs without its client filter (``article_runtime.streams.service.client_logs``).
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from streams.kafka.admin import ensure_topics
-from streams.local.broker import local_broker
-from streams.local.worker_process import WorkerProcess
-from streams.service.logs import LOG_FORMAT_ENV, LOG_LEVEL_ENV
+from article_runtime.streams.kafka.admin import ensure_topics
+from article_runtime.streams.local.broker import local_broker
+from article_runtime.streams.local.worker_process import WorkerProcess
+from article_runtime.streams.service.logs import LOG_FORMAT_ENV, LOG_LEVEL_ENV
 
 
 def free_port() -> int:

@@ -10,7 +10,7 @@ and writes the running counts to a JSON file about five times a second.
 
 ``bench.stream_throughput`` runs its workers as ``python -m bench.produce_requests`` with
 ``ARTICLE_RUNTIME_BENCH_PRODUCE_COUNTS=FILE`` and reads the file before and after the
-measured articles; everything else is ``python -m streams.worker`` unchanged.
+measured articles; everything else is ``python -m article_runtime.streams.worker`` unchanged.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def main() -> None:
     path = Path(os.environ[COUNTS_ENV])
     with counting(Counts()) as counts:
         threading.Thread(target=_write_forever, args=(counts, path), daemon=True).start()
-        runpy.run_module("streams.worker", run_name="__main__", alter_sys=True)
+        runpy.run_module("article_runtime.streams.worker", run_name="__main__", alter_sys=True)
 
 
 if __name__ == "__main__":

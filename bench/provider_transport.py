@@ -23,8 +23,8 @@ from collections.abc import Sequence
 
 import openai
 
+from article_runtime.streams.service import event_loop
 from bench.cpu import cpu_seconds
-from streams.service import event_loop
 from tests.support.openai_server import Reply, running_server
 
 TRANSPORTS = ("httpx", "aiohttp")

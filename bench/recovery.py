@@ -12,11 +12,11 @@ hours on this machine; recovery reads the changelog and cannot tell the differen
 
 Then, per store, a worker is started and restarted (SIGTERM, graceful) ``--restarts`` times;
 each time is from starting the process until its views stop answering 503 ``recovering`` (the
-readiness of ``streams.worker.views.serving``; Python's own start, about 2-3 s, included). The first
-start of the RocksDB store reads the whole changelog into an empty data directory (a new pod's
-first start, or a lost volume); the restarts after it keep the directory, as a StatefulSet's
-volume does. A synthetic article's lineage is fetched after each start, to show the tables are
-whole.
+readiness of ``article_runtime.streams.worker.views.serving``; Python's own start, about 2-3 s,
+included). The first start of the RocksDB store reads the whole changelog into an empty data
+directory (a new pod's first start, or a lost volume); the restarts after it keep the directory, as
+a StatefulSet's volume does. A synthetic article's lineage is fetched after each start, to show the
+tables are whole.
 """
 
 from __future__ import annotations
@@ -30,14 +30,19 @@ from pathlib import Path
 
 from confluent_kafka import Producer
 
-from agents.enrichment import JOIN_TABLE
-from agents.hygiene import LADDER_TABLE
-from agents.ledger import STATUS_TABLE
+from article_runtime.agents.enrichment import JOIN_TABLE
+from article_runtime.agents.hygiene import LADDER_TABLE
+from article_runtime.agents.ledger import STATUS_TABLE
+from article_runtime.streams.kafka.connection import KafkaConnection
+from article_runtime.streams.kafka.topics import (
+    MAX_MESSAGE_BYTES,
+    PARTITIONS,
+    PRODUCER_CONFIG,
+    partition_of,
+)
+from article_runtime.streams.local.worker_process import WorkerProcess
+from article_runtime.streams.service.settings import DATA_DIR_ENV, STORE_ENV
 from bench.retained import changelog_topic, live_records, rss_bytes
-from streams.kafka.connection import KafkaConnection
-from streams.kafka.topics import MAX_MESSAGE_BYTES, PARTITIONS, PRODUCER_CONFIG, partition_of
-from streams.local.worker_process import WorkerProcess
-from streams.service.settings import DATA_DIR_ENV, STORE_ENV
 from tests.integration.stream_support import Flow, flow
 from tests.llm_support import FALLBACK, PRIMARY
 from tests.support.openai_server import running_server

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Message, TopicPartition
 
-from streams.kafka.connection import KafkaConnection
+from article_runtime.streams.kafka.connection import KafkaConnection
 
 
 def rss_bytes(pid: int) -> int:

@@ -67,25 +67,25 @@ from pathlib import Path
 
 import yaml
 
-from bench.cpu import cpu_seconds, cpu_split, machine_cpu_seconds, stolen_cpu_seconds
-from bench.page_cases import DEFAULT_PAGES, PAGE_SETS, page_articles
-from bench.produce_requests import COUNTS_ENV, WRITE_EVERY_S, Counts, read_counts
-from bench.profile_summary import print_profile
-from bench.retained import changelog_topic, records_on_topics, rss_bytes, table_bytes
-from streams.commands.follow import ArticleOutcome
-from streams.kafka.admin import ensure_topics
-from streams.kafka.connection import KafkaConnection
-from streams.local.broker import local_broker
-from streams.local.worker_process import WorkerProcess, total
-from streams.service.event_loop import EVENT_LOOPS
-from streams.service.settings import (
+from article_runtime.streams.commands.follow import ArticleOutcome
+from article_runtime.streams.kafka.admin import ensure_topics
+from article_runtime.streams.kafka.connection import KafkaConnection
+from article_runtime.streams.local.broker import local_broker
+from article_runtime.streams.local.worker_process import WorkerProcess, total
+from article_runtime.streams.service.event_loop import EVENT_LOOPS
+from article_runtime.streams.service.settings import (
     CALLS_IN_FLIGHT_ENV,
     ECP_STANDIN_NAME_ENV,
     ECP_STANDIN_QID_ENV,
     RETENTION_ENV,
     event_loop_of,
 )
-from streams.worker.app import TABLES
+from article_runtime.streams.worker.app import TABLES
+from bench.cpu import cpu_seconds, cpu_split, machine_cpu_seconds, stolen_cpu_seconds
+from bench.page_cases import DEFAULT_PAGES, PAGE_SETS, page_articles
+from bench.produce_requests import COUNTS_ENV, WRITE_EVERY_S, Counts, read_counts
+from bench.profile_summary import print_profile
+from bench.retained import changelog_topic, records_on_topics, rss_bytes, table_bytes
 from tests.integration.stream_support import ENTITY, Flow
 from tests.llm_support import FALLBACK, FALLBACK_KEY, PRIMARY, PRIMARY_KEY, providers_yaml
 from tests.support.openai_server import ScriptedOpenAIServer, delayed, running_server
@@ -396,8 +396,8 @@ def cpu_now(
 
 
 def standin_apart(connection: KafkaConnection, work: Path) -> subprocess.Popen[bytes]:
-    """The ECP stand-in as its own process (``python -m agents.ecp_standin``), as the real
-    classifier runs beside the workers."""
+    """The ECP stand-in as its own process (``python -m article_runtime.agents.ecp_standin``), as
+    the real classifier runs beside the workers."""
     env = {
         **os.environ,
         **connection.environ(),
@@ -405,7 +405,7 @@ def standin_apart(connection: KafkaConnection, work: Path) -> subprocess.Popen[b
         ECP_STANDIN_NAME_ENV: ENTITY[1],
     }
     log = (work / "ecp-standin.log").open("ab")
-    command = [sys.executable, "-m", "agents.ecp_standin"]
+    command = [sys.executable, "-m", "article_runtime.agents.ecp_standin"]
     return subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
 
 

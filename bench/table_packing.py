@@ -1,10 +1,10 @@
 """CPU per table change spent packing its value, as this release packs it and as before.
 
 The stages change a table about eight times per article (lineage, counters, the ladder, the
-join), and each change packs the whole value (``streams.kafka.tables.packed``). This times that on
-values shaped like the worker's: an article's lineage as the ledger builds it
-(``agents.ledger.updated``) after each of its messages, a partition's counters, and an
-enrichment join state holding a stored result. "before" is how earlier releases packed
+join), and each change packs the whole value (``article_runtime.streams.kafka.tables.packed``). This
+times that on values shaped like the worker's: an article's lineage as the ledger builds it
+(``article_runtime.agents.ledger.updated``) after each of its messages, a partition's counters, and
+an enrichment join state holding a stored result. "before" is how earlier releases packed
 (``json.dumps`` and ``zlib.compress`` at level 1, zlib's default memory); every value is
 checked to read back the same either way.
 
@@ -21,8 +21,8 @@ import zlib
 from collections.abc import Callable
 from typing import Any
 
-from agents.ledger import observe, updated
-from streams.kafka.tables import packed, unpacked
+from article_runtime.agents.ledger import observe, updated
+from article_runtime.streams.kafka.tables import packed, unpacked
 
 ATTEMPT: dict[str, Any] = {"call": "hygiene", "model": "m-1", "attempt": 1, "latency_ms": 812.5}
 

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
-from streams.local.broker import LocalBroker
+from article_runtime.streams.local.broker import LocalBroker
 from tests.support.openai_server import ScriptedOpenAIServer, running_server
 from tests.support.skips import IMPOSSIBLE, ci_from, fails_in_ci
 

@@ -1,5 +1,6 @@
-"""``python -m streams.commands``: the ``article-runtime`` command without its installed script."""
+"""``python -m article_runtime.streams.commands``: the ``article-runtime`` command without its
+installed script."""
 
-from streams.commands import main
+from article_runtime.streams.commands import main
 
 raise SystemExit(main())

@@ -1,8 +1,8 @@
 """``article-runtime consume TOPIC``: the decoded records of one of our topics, as JSON lines.
 
-One record a line on stdout (``streams.kafka.decoding.json_ready``: bytes as base64, times as ISO
-8601), for people and for scripts (``| jq``). A message that does not decode is one error line
-on stderr with its reason and position, and the rest go on (exit code 1 at the end).
+One record a line on stdout (``article_runtime.streams.kafka.decoding.json_ready``: bytes as base64,
+times as ISO 8601), for people and for scripts (``| jq``). A message that does not decode is one
+error line on stderr with its reason and position, and the rest go on (exit code 1 at the end).
 
 Without ``--group`` it reads every partition outside any consumer group and commits nothing:
 new records only, or all of them with ``--from-beginning``. With ``--group G`` it joins G and
@@ -29,10 +29,10 @@ from confluent_kafka import (
 )
 
 from article_runtime.cli.io import error_line, print_json
-from streams.kafka.codec import DecodeError
-from streams.kafka.connection import ConnectionSettingError, KafkaConnection
-from streams.kafka.decoding import Deduplicator, decode_message, json_ready
-from streams.kafka.topics import BY_NAME, MAX_MESSAGE_BYTES
+from article_runtime.streams.kafka.codec import DecodeError
+from article_runtime.streams.kafka.connection import ConnectionSettingError, KafkaConnection
+from article_runtime.streams.kafka.decoding import Deduplicator, decode_message, json_ready
+from article_runtime.streams.kafka.topics import BY_NAME, MAX_MESSAGE_BYTES
 
 METADATA_TIMEOUT_S = 30.0
 

@@ -15,10 +15,10 @@ from typing import Any
 
 from confluent_kafka import Consumer, KafkaError
 
-from streams.kafka.codec import CodecError
-from streams.kafka.connection import KafkaConnection
-from streams.kafka.registry_codec import codec_from_env
-from streams.kafka.topics import (
+from article_runtime.streams.kafka.codec import CodecError
+from article_runtime.streams.kafka.connection import KafkaConnection
+from article_runtime.streams.kafka.registry_codec import codec_from_env
+from article_runtime.streams.kafka.topics import (
     ARTICLE_ASSEMBLED,
     ARTICLE_COMPENSATION,
     ARTICLE_ENRICHED,

@@ -1,6 +1,6 @@
 """``article-runtime publish PATH...|-``: pages or JSON lines to ``article.ingested``.
 
-Reads inputs lazily (``streams.commands.publish_inputs``), publishes them with
+Reads inputs lazily (``article_runtime.streams.commands.publish_inputs``), publishes them with
 ``ArticleProducer``, shows a progress bar on a terminal, and ends with a summary: how many were
 published, and each refused input with its reason on stderr. Exit code 1 when any input was
 refused.
@@ -17,7 +17,7 @@ from typing import Any
 from tqdm import tqdm
 
 from article_runtime.cli.io import error_line, iter_inputs
-from streams.commands.publish_inputs import (
+from article_runtime.streams.commands.publish_inputs import (
     Input,
     Prepared,
     Refused,
@@ -25,9 +25,9 @@ from streams.commands.publish_inputs import (
     from_json_lines,
     once_per_article,
 )
-from streams.kafka.preflight import connect_from_env
-from streams.kafka.producer import ArticleProducer, PublishError, Result
-from streams.kafka.topics import ARTICLE_INGESTED
+from article_runtime.streams.kafka.preflight import connect_from_env
+from article_runtime.streams.kafka.producer import ArticleProducer, PublishError, Result
+from article_runtime.streams.kafka.topics import ARTICLE_INGESTED
 
 USAGE_ERROR = 2
 

@@ -33,9 +33,9 @@ from article_runtime.candidates.decode import decode_html
 from article_runtime.cli.io import HTML_SUFFIXES, iter_inputs
 from article_runtime.errors import InputError
 from article_runtime.model import FeedMetadata
-from streams.kafka.connection import KafkaConnection
-from streams.kafka.producer import ArticleProducer, PublishError
-from streams.service.records import now
+from article_runtime.streams.kafka.connection import KafkaConnection
+from article_runtime.streams.kafka.producer import ArticleProducer, PublishError
+from article_runtime.streams.service.records import now
 
 MAX_ARTICLE_ID_BYTES = 1024
 _LONG = 2**63
@@ -223,7 +223,8 @@ def publish(connection: KafkaConnection, records: Iterable[dict[str, Any]]) -> i
     """Publish ``records`` to ``article.ingested`` (demo and tests); how many were published.
 
     Raises:
-        streams.kafka.producer.PublishError: the first record that was not published.
+        article_runtime.streams.kafka.producer.PublishError: the first record that was not
+        published.
     """
     with ArticleProducer(connection) as producer:
         results = producer.send_all(records)

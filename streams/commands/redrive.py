@@ -5,16 +5,17 @@
 
 Reads ``article.compensation`` from its start to its current end, keeps the terminal events
 that match and that no later attempt has followed, and publishes one redrive event for each
-(``streams.service.redrive`` says what a redrive is for each stage). Without ``--reason`` only
-the terminals an outage caused (every model attempt a timeout, connection error, 429 or 5xx;
-or ``no_provider``); a terminal where a model answered is never redriven (spec 10.6). A
+(``article_runtime.streams.service.redrive`` says what a redrive is for each stage). Without
+``--reason`` only the terminals an outage caused (every model attempt a timeout, connection error,
+429 or 5xx; or ``no_provider``); a terminal where a model answered is never redriven (spec 10.6). A
 hygiene redrive needs the article's candidate set: it is rebuilt from the article's
 ``article.ingested`` record at its version's offset, with the hygiene stage's own function.
 ``--dry-run`` reads the same records and publishes nothing.
 
 Prints one JSON line per matching terminal event (``action``: ``redriven``, ``would_redrive``
 or ``skipped`` with ``why``) and a summary on stderr. The cluster comes from the environment,
-checked first (``streams.kafka.preflight``: a refused login is one line naming the setting).
+checked first (``article_runtime.streams.kafka.preflight``: a refused login is one line naming the
+setting).
 """
 
 from __future__ import annotations
@@ -29,15 +30,15 @@ from typing import Any
 
 from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
 
-from agents.candidates import candidates_of, retry_context
-from agents.versions import label
+from article_runtime.agents.candidates import candidates_of, retry_context
+from article_runtime.agents.versions import label
 from article_runtime.model import CandidateSet
-from streams.kafka.codec import CodecError
-from streams.kafka.connection import KafkaConnection
-from streams.kafka.preflight import connect_from_env
-from streams.kafka.registry_codec import codec_from_env
-from streams.kafka.snapshot import READ_TIMEOUT_S, Unavailable, read_to_end
-from streams.kafka.topics import (
+from article_runtime.streams.kafka.codec import CodecError
+from article_runtime.streams.kafka.connection import KafkaConnection
+from article_runtime.streams.kafka.preflight import connect_from_env
+from article_runtime.streams.kafka.registry_codec import codec_from_env
+from article_runtime.streams.kafka.snapshot import READ_TIMEOUT_S, Unavailable, read_to_end
+from article_runtime.streams.kafka.topics import (
     ARTICLE_COMPENSATION,
     ARTICLE_INGESTED,
     BY_NAME,
@@ -47,7 +48,7 @@ from streams.kafka.topics import (
     PRODUCER_CONFIG,
     message_key,
 )
-from streams.service.redrive import (
+from article_runtime.streams.service.redrive import (
     STAGES,
     Found,
     Selection,

@@ -1,12 +1,13 @@
 """Recorded answers judged again with the harness as it is now, and what that would change.
 
-Pure: ``article-runtime replay`` (``streams.commands.replay``) reads the records. Per article,
-the ladder of its newest version is run again over the answers ``article.proposal`` recorded,
-rung after rung, exactly as the assembly agent runs it (``agents.assembly.outputs``); no model
-is asked. Where the ladder would now need a rung no model was asked for (a primary answer that
-held then and no longer does), the outcome is ``needs_model``: finding out would cost a call.
-The result is compared with what the topics recorded for that version: the outcome (assembled
-or terminal, and why), the path, the accepted repairs and the Markdown hash.
+Pure: ``article-runtime replay`` (``article_runtime.streams.commands.replay``) reads the records.
+Per article, the ladder of its newest version is run again over the answers ``article.proposal``
+recorded, rung after rung, exactly as the assembly agent runs it
+(``article_runtime.agents.assembly.outputs``); no model is asked. Where the ladder would now need a
+rung no model was asked for (a primary answer that held then and no longer does), the outcome is
+``needs_model``: finding out would cost a call. The result is compared with what the topics recorded
+for that version: the outcome (assembled or terminal, and why), the path, the accepted repairs and
+the Markdown hash.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agents.assembly import outputs
-from agents.versions import label, rank
-from streams.kafka.topics import ARTICLE_ASSEMBLED, ARTICLE_COMPENSATION
+from article_runtime.agents.assembly import outputs
+from article_runtime.agents.versions import label, rank
+from article_runtime.streams.kafka.topics import ARTICLE_ASSEMBLED, ARTICLE_COMPENSATION
 
 FIELDS = ("outcome", "path", "repairs", "markdown_hash")
 # Terminal events that end an article's hygiene ladder (not an enrichment's).

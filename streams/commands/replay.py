@@ -25,13 +25,17 @@ from typing import Any
 from confluent_kafka import Consumer
 
 from article_runtime.cli.io import error_line
-from streams.commands.rejudged import ladder_of, line, recorded_outcome, summary
-from streams.kafka.connection import KafkaConnection
-from streams.kafka.preflight import connect_from_env
-from streams.kafka.registry_codec import codec_from_env
-from streams.kafka.snapshot import Unavailable, read_to_end
-from streams.kafka.topics import ARTICLE_ASSEMBLED, ARTICLE_COMPENSATION, ARTICLE_PROPOSAL
-from streams.service.redrive import moment
+from article_runtime.streams.commands.rejudged import ladder_of, line, recorded_outcome, summary
+from article_runtime.streams.kafka.connection import KafkaConnection
+from article_runtime.streams.kafka.preflight import connect_from_env
+from article_runtime.streams.kafka.registry_codec import codec_from_env
+from article_runtime.streams.kafka.snapshot import Unavailable, read_to_end
+from article_runtime.streams.kafka.topics import (
+    ARTICLE_ASSEMBLED,
+    ARTICLE_COMPENSATION,
+    ARTICLE_PROPOSAL,
+)
+from article_runtime.streams.service.redrive import moment
 
 CHANGED_EXIT = 3
 

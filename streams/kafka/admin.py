@@ -1,15 +1,15 @@
-"""Create the topics of ``streams.kafka.topics`` on a cluster (idempotent), for the worker,
-tests, demo.
+"""Create the topics of ``article_runtime.streams.kafka.topics`` on a cluster (idempotent), for the
+worker, tests, demo.
 
 Missing topics are created with the partition count asked for, unless some of them exist:
-then with the count those have (``streams.kafka.partitions.found_count``), so a worker never adds
-topics that cannot join the ones already there. Existing topics keep their count.
+then with the count those have (``article_runtime.streams.kafka.partitions.found_count``), so a
+worker never adds topics that cannot join the ones already there. Existing topics keep their count.
 
 Every topic gets the message size its largest record needs (``MAX_MESSAGE_BYTES``), the
 broker's 1 MiB default being far too small for a 5 MiB page's candidate set. Topics that exist
 with less (created by an earlier release, or by hand) are raised to it; nothing else about an
 existing topic changes. The tables' changelog topics get the same size where Faust creates
-them (``streams.kafka.tables``).
+them (``article_runtime.streams.kafka.tables``).
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ from confluent_kafka.admin._config import (  # typed here; the admin re-export i
 )
 from confluent_kafka.cimpl import NewTopic  # typed here; the admin re-export is not
 
-from streams.kafka.connection import KafkaConnection
-from streams.kafka.partitions import found_count
-from streams.kafka.topics import MAX_MESSAGE_BYTES, PARTITIONS, TOPICS, Topic
+from article_runtime.streams.kafka.connection import KafkaConnection
+from article_runtime.streams.kafka.partitions import found_count
+from article_runtime.streams.kafka.topics import MAX_MESSAGE_BYTES, PARTITIONS, TOPICS, Topic
 
 SIZE = "max.message.bytes"
 

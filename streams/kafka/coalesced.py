@@ -16,9 +16,10 @@ What holds, as with a record per change:
 - changes are read back at once, in the order they were made (the table holds them);
 - a record goes to the changelog partition the change was made for (keys here follow their
   source partition), though it is sent from the commit, outside the message; changes are made
-  only for messages of the running assignment (``streams.kafka.consumer.InFlightWork.counts``), and
-  its end (revocation, shutdown) flushes them before its last commit, so none is written to a
-  partition the worker no longer owns;
+  only for messages of the running assignment
+  (``article_runtime.streams.kafka.consumer.InFlightWork.counts``), and its end (revocation,
+  shutdown) flushes them before its last commit, so none is written to a partition the worker no
+  longer owns;
 - a worker that dies between two commits loses the held changes and its uncommitted offsets
   together: its successor is redelivered those messages and records them.
 """
@@ -31,7 +32,7 @@ from typing import Any, Protocol
 
 
 class HeldTable(Protocol):
-    """What ``Coalesced`` needs of a table (``streams.kafka.tables.StateTable``)."""
+    """What ``Coalesced`` needs of a table (``article_runtime.streams.kafka.tables.StateTable``)."""
 
     def get(self, key: Any, default: Any, /) -> Any: ...
 

@@ -7,10 +7,10 @@ messages stay readable after a schema evolves. fastavro has no single-object hel
 this module. Failures are categorical (``DecodeError.reason``) so a worker can turn them into
 compensation events instead of crashing.
 
-With a registry (``streams.kafka.registry``) a value may instead be framed as the registry
-tools read it: a zero byte, the writer schema's registry ID (4 bytes, big endian), then the
+With a registry (``article_runtime.streams.kafka.registry``) a value may instead be framed as the
+registry tools read it: a zero byte, the writer schema's registry ID (4 bytes, big endian), then the
 Avro binary body. Such a codec reads both framings (a topic moved from one to the other holds
-both) and writes the one its settings name (``streams.kafka.registry_codec``).
+both) and writes the one its settings name (``article_runtime.streams.kafka.registry_codec``).
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from fastavro.types import Schema
 
 from article_runtime.errors import ContractError
 from article_runtime.resources import AVRO_DIR
-from streams.kafka.registry_schemas import RegistrySchemas
-from streams.kafka.topics import TOPICS
+from article_runtime.streams.kafka.registry_schemas import RegistrySchemas
+from article_runtime.streams.kafka.topics import TOPICS
 
 MAGIC = b"\xc3\x01"
 HEADER_SIZE = len(MAGIC) + 8

@@ -6,7 +6,7 @@ changes are confirmed by the broker. faust-streaming 0.15.3 decides this from it
 bookkeeping, and that bookkeeping also counts messages nobody processed: on a rebalance it
 cancels deliveries after advancing its read offset and records the skipped offsets as "gaps"
 that it commits, and its streams ack the messages they drop. ``CommitGate`` replaces that
-decision; ``streams.kafka.consumer`` feeds it.
+decision; ``article_runtime.streams.kafka.consumer`` feeds it.
 
 The rules, each checked by the unit tests:
 - **Registered at fetch.** Every record the Kafka client returns is owed from that moment, so
@@ -138,7 +138,8 @@ class CommitGate:
         A partition's messages reach the agents in offset order (one fetcher hands them to
         FIFO queues), so such a message was dropped on the way, and nothing delivers it again
         in this epoch: Faust's fetcher can lose one (seen in about 1 broker restart in 20).
-        ``streams.kafka.consumer`` reads the partition again from there. Each with how far it got.
+        ``article_runtime.streams.kafka.consumer`` reads the partition again from there. Each with
+        how far it got.
         """
         with self._lock:
             lost = {}

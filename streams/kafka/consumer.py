@@ -1,8 +1,8 @@
 """faust-streaming's aiokafka consumer, with our commit decision and abandoned work.
 
 Agents, streams and tables stay on Faust; this replaces only the consumer's bookkeeping of
-what may be committed (``streams.kafka.commits.CommitGate``) and what a rebalance waits for. What
-faust-streaming 0.15.3 does there, read in its source and seen on the real broker
+what may be committed (``article_runtime.streams.kafka.commits.CommitGate``) and what a rebalance
+waits for. What faust-streaming 0.15.3 does there, read in its source and seen on the real broker
 (``tests/integration/test_stream_faults.py``, ``make soak``):
 
 - At a rebalance, ``Consumer._drain_messages`` cancels a delivery after the read offset moved
@@ -24,16 +24,16 @@ Here, instead:
   dropping messages it had just handed out (seen: the first messages of a partition taken
   over after a SIGKILL never processed, the group stuck behind them).
 - A message dropped on its way to the agents inside one assignment is read again. Records
-  are followed from fetch to the agent (``streams.kafka.commits`` stages); a message that never
-  reached an agent while a later one of its partition did was dropped, since a partition's
-  messages reach the agents in offset order, and nothing else would deliver it before the
-  next rebalance (seen in about 1 broker restart in 20: an article never settled and its
+  are followed from fetch to the agent (``article_runtime.streams.kafka.commits`` stages); a message
+  that never reached an agent while a later one of its partition did was dropped, since a
+  partition's messages reach the agents in offset order, and nothing else would deliver it before
+  the next rebalance (seen in about 1 broker restart in 20: an article never settled and its
   partition's commit stayed held back). Its partition is fetched again from it.
 - A failed commit is logged and retried by the next one instead of crashing the worker.
 - A record written with a schema this release does not know (a newer release's, during a
   rolling upgrade) is not delivered, nor anything after it on its partition: the partition
   waits there, unacknowledged, for a worker that knows the schema
-  (``streams.kafka.unknown_writers``).
+  (``article_runtime.streams.kafka.unknown_writers``).
 - Table recovery that stops receiving changelog events while it still needs some exits the
   worker (crash-only; it starts again and reads the changelogs afresh). Seen in about 1 of 30
   fault runs: a partition taken back after a peer left, recovered from offset 0, received
@@ -59,10 +59,17 @@ from faust.types.transports import TPorTopicSet
 from mode import Service
 from mode.utils.queues import FlowControlEvent
 
-from streams.kafka.commits import DELIVERED, DONE, READ, RECEIVED, WORKING, CommitGate
-from streams.kafka.crash import exit_without_commit
-from streams.kafka.faust_producer import Producer
-from streams.kafka.unknown_writers import UnknownWriters
+from article_runtime.streams.kafka.commits import (
+    DELIVERED,
+    DONE,
+    READ,
+    RECEIVED,
+    WORKING,
+    CommitGate,
+)
+from article_runtime.streams.kafka.crash import exit_without_commit
+from article_runtime.streams.kafka.faust_producer import Producer
+from article_runtime.streams.kafka.unknown_writers import UnknownWriters
 
 _log = logging.getLogger(__name__)
 _EPOCH = "_article_runtime_epoch"  # set on every message this consumer hands out
@@ -491,8 +498,8 @@ class Consumer(faust_aiokafka.Consumer):
         return self.gate.committable(tps)
 
     async def _before_commit(self) -> None:
-        """Table changes held for the commit (``streams.kafka.coalesced``), written and
-        confirmed."""
+        """Table changes held for the commit (``article_runtime.streams.kafka.coalesced``), written
+        and confirmed."""
         for flush in self.before_commit:
             await flush()
 

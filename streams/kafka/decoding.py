@@ -2,7 +2,7 @@
 
 Consumer code imports these instead of re-implementing the contract (``schemas/README.md``):
 
-    from streams.kafka.decoding import Deduplicator, decode_message, json_ready
+    from article_runtime.streams.kafka.decoding import Deduplicator, decode_message, json_ready
 
     seen = Deduplicator()
     record = decode_message(message.topic(), message.value())  # raises DecodeError
@@ -25,9 +25,9 @@ from datetime import datetime
 from functools import cache
 from typing import Any
 
-from streams.kafka.codec import AvroCodec, DecodeError
-from streams.kafka.registry_codec import codec_from_env
-from streams.kafka.topics import (
+from article_runtime.streams.kafka.codec import AvroCodec, DecodeError
+from article_runtime.streams.kafka.registry_codec import codec_from_env
+from article_runtime.streams.kafka.topics import (
     ARTICLE_ASSEMBLED,
     ARTICLE_COMPENSATION,
     ARTICLE_ENRICHED,

@@ -15,9 +15,9 @@ Tracking each topic before its first record keeps every topic with a waiting bat
 refresh, so a leader is always found for it.
 
 Faust flushes the producer before it commits, and so before a revoked partition moves on; its
-own buffer of table changes was part of that flush. Ours (``streams.kafka.changelog``) is too: a
-change made before the revocation is on the broker before the partition's next owner reads
-the changelog, never after.
+own buffer of table changes was part of that flush. Ours
+(``article_runtime.streams.kafka.changelog``) is too: a change made before the revocation is on the
+broker before the partition's next owner reads the changelog, never after.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from typing import Any
 from faust.transport.drivers import aiokafka as faust_aiokafka
 from faust.types import HeadersArg, RecordMetadata
 
-from streams.kafka.tables import StateTable
+from article_runtime.streams.kafka.tables import StateTable
 
 
 class Producer(faust_aiokafka.Producer):

@@ -19,7 +19,7 @@ from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka.admin import AdminClient
 from confluent_kafka.admin._metadata import ClusterMetadata  # typed here, not re-exported
 
-from streams.kafka.connection import (
+from article_runtime.streams.kafka.connection import (
     BOOTSTRAP_ENV,
     CA_ENV,
     CERTIFICATE_ENV,
@@ -31,7 +31,7 @@ from streams.kafka.connection import (
     ConnectionSettingError,
     KafkaConnection,
 )
-from streams.kafka.registry import RegistrySettingError, RegistrySettings
+from article_runtime.streams.kafka.registry import RegistrySettingError, RegistrySettings
 
 DEFAULT_TIMEOUT_S = 10.0
 EXIT_REFUSED = 2  # a setting is wrong: restarting will not help

@@ -3,17 +3,18 @@
 Ingestion code publishes articles with ``ArticleProducer``; it holds everything
 ``schemas/README.md`` asks of a producer:
 
-- key: the article id as UTF-8 bytes (``streams.kafka.topics.message_key``);
+- key: the article id as UTF-8 bytes (``article_runtime.streams.kafka.topics.message_key``);
 - partitioner: murmur2, as the Java client and the worker (aiokafka) hash keys. librdkafka's
   default (``consistent_random``, CRC32) puts keys elsewhere and silently breaks the
   co-partitioned joins, so ``partitioner=murmur2_random`` is set here;
-- value: Avro single-object encoding of the topic's current schema (``streams.kafka.codec``),
-  or the schema registry's wire format when the environment asks for it (docs/registry.md);
+- value: Avro single-object encoding of the topic's current schema
+  (``article_runtime.streams.kafka.codec``), or the schema registry's wire format when the
+  environment asks for it (docs/registry.md);
 - durability: idempotent, ``acks=all``; ``send`` returns only once the broker has the message.
 
-    from streams.kafka.connection import KafkaConnection
-    from streams.kafka.producer import ArticleProducer
-    from streams.commands.publish_inputs import ingested_record
+    from article_runtime.streams.kafka.connection import KafkaConnection
+    from article_runtime.streams.kafka.producer import ArticleProducer
+    from article_runtime.streams.commands.publish_inputs import ingested_record
 
     with ArticleProducer(KafkaConnection.from_env()) as producer:
         where = producer.send(ingested_record("folha-123", "https://...", html_bytes))
@@ -34,11 +35,11 @@ from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException, Message, Producer
 
-from streams.kafka.codec import AvroCodec, EncodeError
-from streams.kafka.connection import KafkaConnection
-from streams.kafka.registry import RegistryError
-from streams.kafka.registry_codec import SchemaRefused, codec_from_env
-from streams.kafka.topics import (
+from article_runtime.streams.kafka.codec import AvroCodec, EncodeError
+from article_runtime.streams.kafka.connection import KafkaConnection
+from article_runtime.streams.kafka.registry import RegistryError
+from article_runtime.streams.kafka.registry_codec import SchemaRefused, codec_from_env
+from article_runtime.streams.kafka.topics import (
     ARTICLE_INGESTED,
     MAX_MESSAGE_BYTES,
     PRODUCER_CONFIG,

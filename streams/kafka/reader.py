@@ -19,8 +19,8 @@ from collections import OrderedDict
 from aiokafka import AIOKafkaConsumer
 from aiokafka.structs import TopicPartition
 
-from streams.kafka.connection import KafkaConnection
-from streams.kafka.topics import MAX_MESSAGE_BYTES
+from article_runtime.streams.kafka.connection import KafkaConnection
+from article_runtime.streams.kafka.topics import MAX_MESSAGE_BYTES
 
 FETCH_BYTES = 256 * 1024  # per read; a larger record still comes whole
 REMEMBERED_BYTES = 32 * 1024 * 1024  # values kept for reads without a fetch, newest first

@@ -5,8 +5,8 @@ registry: the value names its writer schema by the ID the registry gave it, and 
 the registry for that schema. This module is the client: the few calls the runtime makes, with
 the standard library (``urllib``), because every caller is synchronous (the codec, the
 commands, a worker's start) and a worker never waits on it on its event loop
-(``streams.kafka.registry_schemas`` fetches in a thread). Credentials come from the environment
-and never appear in a message or a ``repr``.
+(``article_runtime.streams.kafka.registry_schemas`` fetches in a thread). Credentials come from the
+environment and never appear in a message or a ``repr``.
 """
 
 from __future__ import annotations

@@ -20,10 +20,10 @@ from collections.abc import Mapping
 from fastavro.schema import parse_schema
 
 from article_runtime.errors import ContractError
-from streams.kafka.codec import AvroCodec
-from streams.kafka.registry import RegistryClient, RegistrySettings, subject_of
-from streams.kafka.registry_schemas import RegistrySchemas
-from streams.kafka.topics import TOPICS
+from article_runtime.streams.kafka.codec import AvroCodec
+from article_runtime.streams.kafka.registry import RegistryClient, RegistrySettings, subject_of
+from article_runtime.streams.kafka.registry_schemas import RegistrySchemas
+from article_runtime.streams.kafka.topics import TOPICS
 
 _log = logging.getLogger(__name__)
 

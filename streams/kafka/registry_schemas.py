@@ -3,9 +3,9 @@
 A registry ID names one schema forever, so a schema fetched is kept. A command reads with
 ``blocking=True`` (it waits for the registry, as it waits for the broker). A worker reads with
 ``blocking=False``: an ID it has not cached is fetched in a thread, and meanwhile its
-partition waits (``streams.kafka.unknown_writers``), as at a writer fingerprint it does not
-know; once fetched the partition is read again. An ID the registry cannot serve (it is away,
-or has no such ID) is asked again at most every ``retry_s``.
+partition waits (``article_runtime.streams.kafka.unknown_writers``), as at a writer fingerprint it
+does not know; once fetched the partition is read again. An ID the registry cannot serve (it is
+away, or has no such ID) is asked again at most every ``retry_s``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from collections.abc import Callable
 from fastavro.schema import parse_schema
 from fastavro.types import Schema
 
-from streams.kafka.registry import RegistryClient, RegistryError
+from article_runtime.streams.kafka.registry import RegistryClient, RegistryError
 
 RETRY_S = 5.0
 _log = logging.getLogger(__name__)

@@ -13,8 +13,8 @@ from typing import Any
 
 from confluent_kafka import Consumer, KafkaError, TopicPartition
 
-from streams.kafka.codec import AvroCodec, CodecError
-from streams.kafka.topics import BY_NAME
+from article_runtime.streams.kafka.codec import AvroCodec, CodecError
+from article_runtime.streams.kafka.topics import BY_NAME
 
 READ_TIMEOUT_S = 30.0
 

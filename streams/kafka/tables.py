@@ -5,11 +5,11 @@ Three things Faust's ``Table`` does not offer:
 - Waiting for one change to be durable. Faust sends a change through its producer buffer and
   commits source offsets without waiting for it: a crash could keep the commit and lose the
   change. Here a change goes to the producer in order, past Faust's buffer and topic layers
-  (``streams.kafka.changelog``), and agents await ``confirmed`` before their input is acked (and the
-  enrichment agent before it produces an output that depends on the change); a change that
-  could not be written ends the worker without a commit, as a failed output does. Changes
-  nothing depends on (the ledger's) can instead be held in memory and sent before the next
-  commit (``hold``, ``send_held``, ``all_confirmed``: ``streams.kafka.coalesced``).
+  (``article_runtime.streams.kafka.changelog``), and agents await ``confirmed`` before their input
+  is acked (and the enrichment agent before it produces an output that depends on the change); a
+  change that could not be written ends the worker without a commit, as a failed output does.
+  Changes nothing depends on (the ledger's) can instead be held in memory and sent before the next
+  commit (``hold``, ``send_held``, ``all_confirmed``: ``article_runtime.streams.kafka.coalesced``).
 - Forgetting. Per-article state (ladder, join, lineage) would grow without bound in a
   long-running worker; ``expire`` drops keys untouched for the retention period, one source
   partition at a time, from inside the owning agent (a deletion is a changelog tombstone on
@@ -45,9 +45,9 @@ import orjson
 from faust.streams import current_event
 from faust.types.tables import TableT
 
-from streams.kafka.changelog import Acked, OrderedSends
-from streams.kafka.crash import exit_without_commit
-from streams.kafka.topics import MAX_MESSAGE_BYTES, PARTITIONS, partition_of
+from article_runtime.streams.kafka.changelog import Acked, OrderedSends
+from article_runtime.streams.kafka.crash import exit_without_commit
+from article_runtime.streams.kafka.topics import MAX_MESSAGE_BYTES, PARTITIONS, partition_of
 
 SWEEP_EVERY_S = 60.0  # at most, per partition: a sweep scans every key of the table
 DEFLATE_FROM = 256  # bytes of JSON; below this deflating saves little or grows the value
@@ -128,7 +128,7 @@ class StateTable(faust.Table):  # type: ignore[type-arg]  # faust.Table's parame
         from a new source topic raises ``PartitionsMismatch``, which stopped a worker (seen
         on a fresh broker). The worker checks every table's changelog against the topics of
         the agents that write it, on the cluster itself, before it starts
-        (``streams.worker.main.check_partitions``).
+        (``article_runtime.streams.worker.main.check_partitions``).
         """
         event = current_event()
         if event is None:
@@ -151,7 +151,8 @@ class StateTable(faust.Table):  # type: ignore[type-arg]  # faust.Table's parame
 
     def hold(self, key: str, value: Any) -> bytes:
         """Change ``key`` in memory only, for changes whose record waits for the next commit
-        (``streams.kafka.coalesced``); the packed value is what ``send_held`` writes."""
+        (``article_runtime.streams.kafka.coalesced``); the packed value is what ``send_held``
+        writes."""
         held = packed(value)
         self.data[key] = held
         self._touched[key] = time.time()
@@ -174,7 +175,8 @@ class StateTable(faust.Table):  # type: ignore[type-arg]  # faust.Table's parame
         key_serializer: Any = None,
         value_serializer: Any = None,
     ) -> Acked:
-        """One change, to the producer past Faust's buffer and topic (``streams.kafka.changelog``).
+        """One change, to the producer past Faust's buffer and topic
+        (``article_runtime.streams.kafka.changelog``).
 
         Key and value are serialized by the changelog topic as Faust's own send does, so
         recovery reads them back the same; once the broker has the record, Faust's callback

@@ -6,7 +6,7 @@ Terraform) and where the worker may only describe, read and write them
 topic, what it has and what it needs, so the operator can fix the tooling's definition:
 - it exists;
 - one partition count for all of them (the flow's topics and the tables' changelogs are read
-  together by partition number, ``streams.kafka.partitions``);
+  together by partition number, ``article_runtime.streams.kafka.partitions``);
 - ``cleanup.policy``: ``compact`` for a table's changelog (only its latest value per key
   matters, and it is read back whole at every start), no compaction for the flow's topics
   (compaction would drop an article's earlier records, which stages read by offset);
@@ -22,9 +22,9 @@ from confluent_kafka import KafkaException
 from confluent_kafka.admin import AdminClient
 from confluent_kafka.admin._config import ConfigResource  # typed here; the admin re-export is not
 
-from streams.kafka.admin import SIZE, partition_counts
-from streams.kafka.partitions import found_count
-from streams.kafka.topics import MAX_MESSAGE_BYTES
+from article_runtime.streams.kafka.admin import SIZE, partition_counts
+from article_runtime.streams.kafka.partitions import found_count
+from article_runtime.streams.kafka.topics import MAX_MESSAGE_BYTES
 
 POLICY = "cleanup.policy"
 COMPACT = "compact"

@@ -4,7 +4,8 @@ All topics are keyed by ``article_id`` (UTF-8 bytes, no Avro) and share one part
 so every topic is co-partitioned: an article's messages land on the same partition number
 everywhere, which is what lets the enrichment agent join verdicts with assembled articles.
 The count is not fixed here: topics that exist keep theirs, and ``ARTICLE_RUNTIME_PARTITIONS``
-is what missing ones are created with (``streams.kafka.partitions`` checks they all agree).
+is what missing ones are created with (``article_runtime.streams.kafka.partitions`` checks they all
+agree).
 
 Names are configurable (docs/topics.md): each topic has its contract name (``Topic.key``, e.g.
 ``article.ingested``); the name it has on the cluster is ``ARTICLE_RUNTIME_TOPIC_PREFIX`` plus
@@ -74,7 +75,7 @@ ECP_VERDICT = Topic("ecp.verdict", "EcpVerdict")
 ARTICLE_ENRICHED = Topic("article.enriched", "ArticleEnriched")
 ARTICLE_COMPENSATION = Topic("article.compensation", "CompensationEvent")
 # Internal: where the worker forwards an outside producer's record that sits off its article's
-# partition (``streams.service.routing``), as Kafka Streams' repartition topics do.
+# partition (``article_runtime.streams.service.routing``), as Kafka Streams' repartition topics do.
 INGESTED_REPARTITION = Topic("article.ingested.repartition", "ArticleIngested")
 VERDICT_REPARTITION = Topic("ecp.verdict.repartition", "EcpVerdict")
 

@@ -4,8 +4,8 @@ During a rolling upgrade two releases share the consumer group, and a release th
 schema (a new field, a new enum symbol) writes records the pods of the old release cannot
 decode: their codec has no writer schema for the fingerprint (``unknown_schema_fingerprint``).
 Ending such a record as a terminal event would end its article for good in the middle of an
-ordinary upgrade. Instead the consumer (``streams.kafka.consumer``) neither delivers it nor
-anything after it on its partition: it stops fetching that partition, leaves the record
+ordinary upgrade. Instead the consumer (``article_runtime.streams.kafka.consumer``) neither delivers
+it nor anything after it on its partition: it stops fetching that partition, leaves the record
 unacknowledged (so the commit stays before it), and waits. The upgrade soon replaces this pod
 or moves the partition to a new one, which reads it from the committed offset and decodes it.
 

@@ -5,7 +5,7 @@ commit past a message still in flight, and copies cannot share a table). Here th
 a single actor on a manual-ack stream: each message's work runs as a task, at most ``limit``
 at once, and the message is acked when its work has finished (its outputs are on the broker).
 Acks may come out of offset order: which offsets are committed is decided by
-``streams.kafka.commits.CommitGate``, never past a message still in flight.
+``article_runtime.streams.kafka.commits.CommitGate``, never past a message still in flight.
 
 A count alone does not bound memory: many calls in flight (what keeps a worker busy while
 models take seconds to answer) of multi-MiB pages would hold gigabytes. So a window may also
@@ -23,7 +23,7 @@ from typing import Any
 
 from faust.types import EventT
 
-from streams.kafka.crash import exit_without_commit
+from article_runtime.streams.kafka.crash import exit_without_commit
 
 Event = EventT[bytes]  # every topic carries raw Avro bytes, decoded by our codec
 

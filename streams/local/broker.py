@@ -8,7 +8,8 @@ With a ``SaslSsl`` listener the broker serves clients only over SASL_SSL (SCRAM 
 format time, a keystore the caller made), as a managed cluster does; the broker talks to itself
 on a plaintext loopback listener that clients are not told about.
 
-Run ``python -m streams.local.broker --keep-running`` to get a broker address for the demo.
+Run ``python -m article_runtime.streams.local.broker --keep-running`` to get a broker address for
+the demo.
 """
 
 from __future__ import annotations
@@ -29,10 +30,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from streams.kafka.connection import BOOTSTRAP_ENV, KafkaConnection
-from streams.kafka.preflight import ClusterRefused, preflight
-from streams.kafka.topics import PARTITIONS
-from streams.local.kafka_jars import DEFAULT_KAFKA_VERSION, fetch_kafka
+from article_runtime.streams.kafka.connection import BOOTSTRAP_ENV, KafkaConnection
+from article_runtime.streams.kafka.preflight import ClusterRefused, preflight
+from article_runtime.streams.kafka.topics import PARTITIONS
+from article_runtime.streams.local.kafka_jars import DEFAULT_KAFKA_VERSION, fetch_kafka
 
 __all__ = [
     "BOOTSTRAP_ENV",
@@ -101,7 +102,8 @@ def local_kafka(
     start_timeout_s: float = 60.0,
 ) -> contextlib.AbstractContextManager[KafkaConnection]:
     """Yield a connection: the cluster ``$KAFKA_BOOTSTRAP_SERVERS`` (with the other connection
-    settings of ``streams.kafka.connection``) names, or a broker started for the block.
+    settings of ``article_runtime.streams.kafka.connection``) names, or a broker started for the
+    block.
 
     The broker runs in its own process group and is stopped (SIGTERM, then SIGKILL) on exit,
     also when the block raises; its temp dir (data, logs) is removed.

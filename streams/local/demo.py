@@ -28,15 +28,15 @@ from prometheus_client.parser import text_string_to_metric_families
 from tqdm import tqdm
 
 from article_runtime.llm.providers import PROVIDERS_ENV
+from article_runtime.streams.commands.follow import ArticleOutcome, follow
+from article_runtime.streams.commands.publish_inputs import article_id_of, html_files
+from article_runtime.streams.kafka.admin import ensure_topics
+from article_runtime.streams.kafka.connection import KafkaConnection
+from article_runtime.streams.kafka.topics import ARTICLE_INGESTED
+from article_runtime.streams.local.broker import free_ports, local_kafka
+from article_runtime.streams.local.worker_process import WorkerProcess
+from article_runtime.streams.service.settings import ECP_STANDIN_NAME_ENV, ECP_STANDIN_QID_ENV
 from article_runtime.text.segments import words
-from streams.commands.follow import ArticleOutcome, follow
-from streams.commands.publish_inputs import article_id_of, html_files
-from streams.kafka.admin import ensure_topics
-from streams.kafka.connection import KafkaConnection
-from streams.kafka.topics import ARTICLE_INGESTED
-from streams.local.broker import free_ports, local_kafka
-from streams.local.worker_process import WorkerProcess
-from streams.service.settings import ECP_STANDIN_NAME_ENV, ECP_STANDIN_QID_ENV
 
 DEMO_ENTITY = ("Q155", "Brazil")  # any entity will do: the stand-in approves everything
 
@@ -139,7 +139,7 @@ def publish_with_the_command(connection: KafkaConnection, ids: dict[str, Path]) 
     )
     print("$ article-runtime publish - < (one JSON line per sample: article_id, url, html_path)")
     done = subprocess.run(
-        [sys.executable, "-m", "streams.commands", "publish", "-"],
+        [sys.executable, "-m", "article_runtime.streams.commands", "publish", "-"],
         input=lines.encode("utf-8"),
         env={**os.environ, **connection.environ()},
         check=False,
@@ -189,7 +189,9 @@ def run(samples: Path, *, timeout_s: float) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m streams.local.demo", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m article_runtime.streams.local.demo", description=__doc__
+    )
     parser.add_argument("samples", nargs="?", type=Path, default=Path("samples"))
     parser.add_argument("--timeout", type=float, default=180.0, help="seconds to wait")
     args = parser.parse_args(argv)

@@ -21,9 +21,9 @@ from typing import Any
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from streams.kafka.connection import KafkaConnection
-from streams.local.broker import stop_process_group
-from streams.service.settings import APP_ID_ENV, WEB_HOST_ENV, WEB_PORT_ENV
+from article_runtime.streams.kafka.connection import KafkaConnection
+from article_runtime.streams.local.broker import stop_process_group
+from article_runtime.streams.service.settings import APP_ID_ENV, WEB_HOST_ENV, WEB_PORT_ENV
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
 
@@ -39,8 +39,8 @@ class WorkerStartError(RuntimeError):
 
 
 class WorkerProcess:
-    """``python -m streams.worker`` (or ``module``) with its own log file; ready once it owns
-    partitions."""
+    """``python -m article_runtime.streams.worker`` (or ``module``) with its own log file; ready
+    once it owns partitions."""
 
     def __init__(
         self,
@@ -50,7 +50,7 @@ class WorkerProcess:
         log_path: Path,
         app_id: str = "article-runtime",
         env: Mapping[str, str] | None = None,
-        module: str = "streams.worker",  # or a benchmark's wrapper around it
+        module: str = "article_runtime.streams.worker",  # or a benchmark's wrapper around it
     ) -> None:
         self.web_port, self.log_path, self.module = web_port, log_path, module
         self.env = {

@@ -1,13 +1,14 @@
 """When the broker last answered the worker's own probe: what readiness is decided from, and
 what the log says about the broker.
 
-Apart from ``streams.service.health`` (the probes and their views) so the wiring can hold one
-without importing the views that read it.
+Apart from ``article_runtime.streams.service.health`` (the probes and their views) so the wiring can
+hold one without importing the views that read it.
 
 The log says it once per change: one WARNING when the probe first fails, a reminder every
 ``REMIND_EVERY_S`` while it keeps failing, one INFO line when it answers again. Meanwhile the
 Kafka client's own lines (one per retry: about 74 a second) are held back
-(``streams.service.client_logs``), and these lines count them and quote the last one.
+(``article_runtime.streams.service.client_logs``), and these lines count them and quote the last
+one.
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ import logging
 import time
 from dataclasses import dataclass, field
 
-from streams.service.client_logs import ClientLines, shared
+from article_runtime.streams.service.client_logs import ClientLines, shared
 
-_log = logging.getLogger("streams.service.health")
+_log = logging.getLogger("article_runtime.streams.service.health")
 REMIND_EVERY_S = 60.0
 # Before the broker first answered, a failed probe is the worker still starting (its producer
 # not up yet) unless it lasts this long: the start itself was checked against the cluster.

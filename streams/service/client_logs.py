@@ -2,8 +2,8 @@
 
 aiokafka logs each failed connection, metadata refresh, fetch and heartbeat at ERROR, every
 time it retries: with the broker down, a worker wrote about 74 lines a second. The broker's
-state is the broker watch's to say (``streams.service.broker_watch``: one line when the
-probe first fails, a reminder every minute, one line when it answers again). Here, on the
+state is the broker watch's to say (``article_runtime.streams.service.broker_watch``: one line when
+the probe first fails, a reminder every minute, one line when it answers again). Here, on the
 worker's log handler:
 
 - while the watch holds the broker unreachable, the client's WARNING and ERROR lines are held
@@ -12,7 +12,7 @@ worker's log handler:
   minute, the next one carrying ``held_back``: how many like it were left out since.
 
 INFO and DEBUG lines pass (they are not repeated per retry), and at ``debug`` level the
-filter is not installed at all (``streams.service.logs.logging_config``).
+filter is not installed at all (``article_runtime.streams.service.logs.logging_config``).
 """
 
 from __future__ import annotations

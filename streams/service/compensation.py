@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from streams.kafka.codec import CodecError
+from article_runtime.streams.kafka.codec import CodecError
 
 Stage = Literal[
     "ingest", "candidates", "hygiene", "assembly", "enrichment", "compensation", "decode"
@@ -41,7 +41,7 @@ def compensation_event(
     """A ``CompensationEvent`` record; ``origin`` is (topic, partition, offset) when known.
 
     ``retry`` (a ``RetryContext``) carries the candidate set a hygiene redrive judges again;
-    ``version`` is the article version (``agents.versions``) the event is about.
+    ``version`` is the article version (``article_runtime.agents.versions``) the event is about.
     """
     if (kind == "fallback") != (next_attempt is not None):
         raise ValueError("a fallback names its next attempt; a terminal event has none")

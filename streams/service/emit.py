@@ -5,13 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from streams.kafka.topics import Topic
+from article_runtime.streams.kafka.topics import Topic
 
 
 @dataclass(frozen=True)
 class Emit:
     """One message a stage wants produced: topic, article key, Avro record (and headers: only
-    a forwarded record carries one, where it was produced, ``streams.service.routing``)."""
+    a forwarded record carries one, where it was produced,
+    ``article_runtime.streams.service.routing``)."""
 
     topic: Topic
     article_id: str

@@ -23,10 +23,10 @@ from typing import TYPE_CHECKING, Any, cast
 from faust.tables.manager import TableManager
 from faust.web import Request, Response, View
 
-from streams.service.broker_watch import BrokerWatch
+from article_runtime.streams.service.broker_watch import BrokerWatch
 
 if TYPE_CHECKING:
-    from streams.service.wiring import Wiring
+    from article_runtime.streams.service.wiring import Wiring
 
 _log = logging.getLogger(__name__)
 PROBE_EVERY_S = 2.0

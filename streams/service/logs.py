@@ -16,7 +16,8 @@ exception: the worker says once at start that it has no provider, and counts the
 ``/metrics`` (``article_runtime_compensation_events_total{reason="no_provider"}``); per
 article it is a DEBUG line, not an ERROR for every article.
 
-The Kafka client's own lines are held down (``streams.service.client_logs``) below ``debug``.
+The Kafka client's own lines are held down (``article_runtime.streams.service.client_logs``) below
+``debug``.
 
 No secret reaches a line: every string field goes through the tracing's ``Redactor`` (the
 provider keys, Langfuse and Kafka secrets, any ``*_API_KEY``/``*_SECRET_KEY``/``*_TOKEN``
@@ -41,8 +42,8 @@ from article_runtime.enrichment.call import ENRICHMENT
 from article_runtime.hygiene import HYGIENE
 from article_runtime.llm.providers import ProviderConfig
 from article_runtime.llm.records import GenerationRecord
+from article_runtime.streams.service.client_logs import shared
 from article_runtime.tracing.masking import REDACTED, Redactor, env_secrets
-from streams.service.client_logs import shared
 
 LOG_FORMAT_ENV = "ARTICLE_RUNTIME_LOG_FORMAT"
 LOG_LEVEL_ENV = "ARTICLE_RUNTIME_LOG_LEVEL"

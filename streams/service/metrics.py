@@ -3,15 +3,15 @@
 Counted at the edges, never in the core:
 - a Faust sensor (``FlowSensor``) sees every event an agent's stream takes in: messages in
   per agent and topic;
-- the wiring (``streams.service.wiring``) times each message from taking it to its outputs on the
-  broker (stage latency), tracks the messages in progress (for hygiene and enrichment: the
-  model calls in flight), and hands every record the broker acknowledged here (messages out
-  per agent and topic, compensation events by stage, kind and reason; articles settled by
-  path);
+- the wiring (``article_runtime.streams.service.wiring``) times each message from taking it to its
+  outputs on the broker (stage latency), tracks the messages in progress (for hygiene and
+  enrichment: the model calls in flight), and hands every record the broker acknowledged here
+  (messages out per agent and topic, compensation events by stage, kind and reason; articles settled
+  by path);
 - the LLM runtime's trace hook (``on_generation``): model attempts by prompt, role, model
   and outcome, their latency, tokens and cost by model;
-- at scrape time (``streams.service.metrics_page.StateCollector``): consumer lag per topic
-  partition (the consumer's highwater against its committed offset), table sizes, readiness.
+- at scrape time (``article_runtime.streams.service.metrics_page.StateCollector``): consumer lag per
+  topic partition (the consumer's highwater against its committed offset), table sizes, readiness.
 
 Faust's own Prometheus sensor runs beside ours (``faust_*``: messages received, commits,
 rebalances, web requests), its latency histograms in seconds (``faust_*_seconds``, see
@@ -48,10 +48,15 @@ from prometheus_client import (
 from prometheus_client.metrics import MetricWrapperBase
 
 from article_runtime.llm.records import GenerationRecord
-from streams.kafka.topics import ARTICLE_ASSEMBLED, ARTICLE_COMPENSATION, ARTICLE_ENRICHED, TOPICS
+from article_runtime.streams.kafka.topics import (
+    ARTICLE_ASSEMBLED,
+    ARTICLE_COMPENSATION,
+    ARTICLE_ENRICHED,
+    TOPICS,
+)
 
 if TYPE_CHECKING:
-    from streams.service.emit import Emit
+    from article_runtime.streams.service.emit import Emit
 
 
 def flow_topics() -> frozenset[str]:

@@ -1,7 +1,7 @@
 """The ``/metrics`` page of a worker: the sensors on its app and what is read when scraped.
 
-``streams.service.metrics`` counts what passes (it needs nothing of the app); this module
-reads the running worker (its consumer's lag, its tables, the messages it holds, readiness),
+``article_runtime.streams.service.metrics`` counts what passes (it needs nothing of the app); this
+module reads the running worker (its consumer's lag, its tables, the messages it holds, readiness),
 so it sits above the wiring that holds them.
 """
 
@@ -16,11 +16,16 @@ from prometheus_client import CONTENT_TYPE_LATEST
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from streams.service.metrics import FaustMonitor, FlowSensor, faust_metrics, flow_topics
-from streams.service.wiring import Wiring
+from article_runtime.streams.service.metrics import (
+    FaustMonitor,
+    FlowSensor,
+    faust_metrics,
+    flow_topics,
+)
+from article_runtime.streams.service.wiring import Wiring
 
 if TYPE_CHECKING:
-    from streams.kafka.consumer import Transport
+    from article_runtime.streams.kafka.consumer import Transport
 
 
 def install(w: Wiring, ready: Callable[[], list[str]]) -> None:

@@ -20,8 +20,8 @@ from pydantic import ValidationError
 
 from article_runtime.hashing import sha256_hex
 from article_runtime.model import AttemptRecord, CandidateSet, PromptRef
-from streams.service.compensation import NextAttempt
-from streams.service.records import attempt_records, now
+from article_runtime.streams.service.compensation import NextAttempt
+from article_runtime.streams.service.records import attempt_records, now
 
 LEVEL = 1  # level 6 saves 8% of the bytes for 80% more CPU (bench.candidate_carry)
 # A set inflating past this is refused: the largest a 5 MiB page makes is about 9 MiB.

@@ -1,20 +1,21 @@
 """Redrive: turn terminal compensation events back into new attempts, after an outage.
 
 When a provider is down, articles end terminal; once it is back, ``article-runtime redrive``
-(``streams.commands.redrive``) reads ``article.compensation``, picks the terminal events an operator
-names, and publishes, for each, one redrive event on the same topic: a ``fallback`` event
-(reason ``redrive``) whose ``origin`` is the terminal it redrives. The flow already knows what a
-fallback means, so a redrive is a new attempt through the ordinary agents:
+(``article_runtime.streams.commands.redrive``) reads ``article.compensation``, picks the terminal
+events an operator names, and publishes, for each, one redrive event on the same topic: a
+``fallback`` event (reason ``redrive``) whose ``origin`` is the terminal it redrives. The flow
+already knows what a fallback means, so a redrive is a new attempt through the ordinary agents:
 
 - ``hygiene`` (terminal events of stages ``hygiene`` and ``assembly``, the model ladder): the
   event carries the candidate set (``retry``), rebuilt from the article's ingested record at
   its version's offset, and the article's original version. The hygiene agent runs the ladder
   again for that version, its rungs numbered after every attempt a first pass can make
-  (``agents.ladder.passage``): the version is not stale, and a newer version, if one came
-  meanwhile, still wins.
+  (``article_runtime.agents.ladder.passage``): the version is not stale, and a newer version, if one
+  came meanwhile, still wins.
 - ``enrichment``: the event names the entity and the version; the enrichment agent replaces that
   entity's stored failure by a new attempt on the assembled article it holds, and never enriches
-  an entity that already has its result (``agents.enrichment.EnrichmentJoin.on_redrive``).
+  an entity that already has its result
+  (``article_runtime.agents.enrichment.EnrichmentJoin.on_redrive``).
 
 Which terminals: by default only those an outage caused (``outage_caused``): every model
 attempt ended in a technical failure (timeout, connection error, 429, 5xx), or no provider was
@@ -35,8 +36,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from article_runtime.model.attempts import RETRYABLE
-from streams.kafka.topics import ARTICLE_COMPENSATION
-from streams.service.compensation import RUNGS, compensation_event
+from article_runtime.streams.kafka.topics import ARTICLE_COMPENSATION
+from article_runtime.streams.service.compensation import RUNGS, compensation_event
 
 REASON = "redrive"
 RedriveStage = Literal["hygiene", "enrichment"]

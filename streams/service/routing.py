@@ -6,14 +6,14 @@ partitioner). Producers outside the worker (ingestion, the ECP classifier) need 
 librdkafka's default (``consistent_random``: CRC32, as kcat, confluent-kafka, Go and .NET
 producers use it) puts most articles elsewhere. Such a record is forwarded, as Kafka Streams
 does with a repartition topic: re-produced, keyed by its article, to the topic's internal
-repartition topic (``streams.kafka.topics.REPARTITIONED``), which the stage reads beside the
-source, co-partitioned. Its input offset is committed only once the forwarded copy is
+repartition topic (``article_runtime.streams.kafka.topics.REPARTITIONED``), which the stage reads
+beside the source, co-partitioned. Its input offset is committed only once the forwarded copy is
 acknowledged (the wiring's commits-follow-acks: an input is acked after its outputs).
 
 The copy carries where the record was produced (header ``FORWARDED_FROM``): an ingested page's
-version is its offset there (``agents.versions``), so versions of one article compare as they
-were published, whatever order their copies arrive in. A record whose key is not its article id
-cannot be placed by anyone: it ends as a terminal compensation event ``misrouted_key``.
+version is its offset there (``article_runtime.agents.versions``), so versions of one article
+compare as they were published, whatever order their copies arrive in. A record whose key is not its
+article id cannot be placed by anyone: it ends as a terminal compensation event ``misrouted_key``.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Any
 
 import faust
 
-from streams.kafka.topics import (
+from article_runtime.streams.kafka.topics import (
     ARTICLE_COMPENSATION,
     BY_NAME,
     REPARTITIONED,
@@ -33,8 +33,8 @@ from streams.kafka.topics import (
     message_key,
     partition_of,
 )
-from streams.service.compensation import Stage, compensation_event
-from streams.service.wiring import Emit, Event, Wiring, origin
+from article_runtime.streams.service.compensation import Stage, compensation_event
+from article_runtime.streams.service.wiring import Emit, Event, Wiring, origin
 
 MISROUTED_KEY = "misrouted_key"
 FORWARDED_FROM = "article-runtime-forwarded-from"  # {"partition": int, "offset": int}, JSON

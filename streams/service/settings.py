@@ -2,8 +2,9 @@
 
 Provider keys never pass through here: they stay in the variables the providers file names
 (``api_key_env``), read only by ``article_runtime.llm.providers`` at call time. The Kafka
-connection (``streams.kafka.connection``) holds the SASL password and never shows it; the
-schema registry's settings (``streams.kafka.registry``) hold its password the same way.
+connection (``article_runtime.streams.kafka.connection``) holds the SASL password and never shows
+it; the schema registry's settings (``article_runtime.streams.kafka.registry``) hold its password
+the same way.
 """
 
 from __future__ import annotations
@@ -15,11 +16,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from streams.kafka.connection import ConnectionSettingError, KafkaConnection
-from streams.kafka.partitions import PARTITIONS_ENV
-from streams.kafka.registry import RegistrySettingError, RegistrySettings
-from streams.kafka.topics import PARTITIONS, TopicNameError, topic_names
-from streams.service.event_loop import EVENT_LOOPS
+from article_runtime.streams.kafka.connection import ConnectionSettingError, KafkaConnection
+from article_runtime.streams.kafka.partitions import PARTITIONS_ENV
+from article_runtime.streams.kafka.registry import RegistrySettingError, RegistrySettings
+from article_runtime.streams.kafka.topics import PARTITIONS, TopicNameError, topic_names
+from article_runtime.streams.service.event_loop import EVENT_LOOPS
 
 APP_ID_ENV = "ARTICLE_RUNTIME_APP_ID"
 WEB_PORT_ENV = "ARTICLE_RUNTIME_WEB_PORT"
@@ -43,7 +44,7 @@ UNKNOWN_SCHEMA_WAIT_ENV = "ARTICLE_RUNTIME_UNKNOWN_SCHEMA_WAIT_S"
 TOPICS_ENV = "ARTICLE_RUNTIME_TOPICS"
 TOPIC_MODES = ("create", "check")
 # Topic names: ARTICLE_RUNTIME_TOPIC_PREFIX and ARTICLE_RUNTIME_TOPIC_<NAME> (``Topic.env``),
-# read by ``streams.kafka.topics.topic_names``.
+# read by ``article_runtime.streams.kafka.topics.topic_names``.
 ECP_STANDIN_QID_ENV = "ECP_STANDIN_QID"
 ECP_STANDIN_NAME_ENV = "ECP_STANDIN_NAME"
 
@@ -79,7 +80,7 @@ class WorkerSettings:
     pages_in_flight_mib: int = 64
     # How long the broker may hold a fetch until it has FETCH_MIN_BYTES for the worker: more
     # records per fetch, so less CPU per record in the worker and the broker, for up to this
-    # much latency per stage when the flow is quiet (``streams.kafka.consumer``).
+    # much latency per stage when the flow is quiet (``article_runtime.streams.kafka.consumer``).
     fetch_wait_ms: int = 50
     # How long a silent worker keeps its partitions before the group moves them: the pause a
     # crashed worker's articles see. Kafka's broker refuses less than 6 s by default.
@@ -90,26 +91,27 @@ class WorkerSettings:
     # Replicas of the topics and table changelogs the worker creates (1 suits one broker).
     replication_factor: int = 1
     # Partitions of the topics the worker creates. Topics that exist keep theirs: the worker
-    # runs with the count it finds (``streams.kafka.partitions``), and this is what it then holds.
+    # runs with the count it finds (``article_runtime.streams.kafka.partitions``), and this is what
+    # it then holds.
     partitions: int = PARTITIONS
     store: str = "memory://"  # Faust table store (STORES); the chart runs "rocksdb://"
     # Where Faust keeps the tables' local state (RocksDB files): the chart mounts a volume
     # there. None: Faust's default, "<app id>-data" in the working directory.
     data_dir: str | None = None
     ecp_standin: StandInEntity | None = None
-    event_loop: str = "uvloop"  # EVENT_LOOPS (``streams.service.event_loop``)
+    event_loop: str = "uvloop"  # EVENT_LOOPS (``article_runtime.streams.service.event_loop``)
     # How long a partition waits at a record whose writer schema this release does not know
     # (a newer release's, during a rolling upgrade) for a worker that knows it, from the first
     # time this worker met that schema; then such records end unknown_schema_fingerprint
-    # (``streams.kafka.unknown_writers``). Longer than a whole rolling upgrade.
+    # (``article_runtime.streams.kafka.unknown_writers``). Longer than a whole rolling upgrade.
     unknown_schema_wait_s: float = 900.0
     # The schema registry, when the deployment has one (ARTICLE_RUNTIME_SCHEMA_REGISTRY_URL):
     # values in its wire format are read, and written when ARTICLE_RUNTIME_VALUE_FORMAT is
     # schema-registry. None: Avro single-object encoding only (docs/registry.md).
     registry: RegistrySettings | None = None
     topics: str = "create"  # TOPIC_MODES
-    # Each topic's name on the cluster, by contract name (``streams.kafka.topics``). None: as
-    # the process's environment says (a settings object made in code, not from_env).
+    # Each topic's name on the cluster, by contract name (``article_runtime.streams.kafka.topics``).
+    # None: as the process's environment says (a settings object made in code, not from_env).
     topic_names: dict[str, str] | None = None
 
     @property

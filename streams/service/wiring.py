@@ -3,12 +3,12 @@
 Agents are thin: decode, call a pure stage function, ``publish`` its ``Emit``s. ``publish``
 awaits the broker's acknowledgement of every message before returning, and an input is acked
 only after that, by our code: every agent reads a manual-ack stream, and ``consume`` (one at a
-time) or ``streams.kafka.window.InFlight`` (many at once) acks a message when its work is done.
-Faust never acks on our behalf: its own acks (of messages it skips at a rebalance, or of one
-whose agent raised) are not evidence of work done and do not count. Which offsets are then
-committed is decided in one place, ``streams.kafka.commits.CommitGate``: never past a message whose
-outcome is not durably produced (at-least-once). ``process`` runs as ``InFlightWork``, so a
-rebalance stops it instead of waiting for it.
+time) or ``article_runtime.streams.kafka.window.InFlight`` (many at once) acks a message when its
+work is done. Faust never acks on our behalf: its own acks (of messages it skips at a rebalance, or
+of one whose agent raised) are not evidence of work done and do not count. Which offsets are then
+committed is decided in one place, ``article_runtime.streams.kafka.commits.CommitGate``: never past
+a message whose outcome is not durably produced (at-least-once). ``process`` runs as
+``InFlightWork``, so a rebalance stops it instead of waiting for it.
 """
 
 from __future__ import annotations
@@ -23,18 +23,18 @@ import faust
 
 from article_runtime.hygiene import HYGIENE
 from article_runtime.llm.policy import LLMRuntime, serves
-from streams.kafka.codec import AvroCodec, CodecError
-from streams.kafka.consumer import InFlightWork
-from streams.kafka.crash import exit_without_commit
-from streams.kafka.tables import StateTable
-from streams.kafka.topics import ARTICLE_COMPENSATION, BY_NAME, Topic, message_key
-from streams.kafka.window import Event
-from streams.service.broker_watch import BrokerWatch
-from streams.service.compensation import Stage, compensation_event, undecodable
-from streams.service.emit import Emit
-from streams.service.logs import article_scope, log_compensation, note_record
-from streams.service.metrics import FlowMetrics
-from streams.service.settings import WorkerSettings
+from article_runtime.streams.kafka.codec import AvroCodec, CodecError
+from article_runtime.streams.kafka.consumer import InFlightWork
+from article_runtime.streams.kafka.crash import exit_without_commit
+from article_runtime.streams.kafka.tables import StateTable
+from article_runtime.streams.kafka.topics import ARTICLE_COMPENSATION, BY_NAME, Topic, message_key
+from article_runtime.streams.kafka.window import Event
+from article_runtime.streams.service.broker_watch import BrokerWatch
+from article_runtime.streams.service.compensation import Stage, compensation_event, undecodable
+from article_runtime.streams.service.emit import Emit
+from article_runtime.streams.service.logs import article_scope, log_compensation, note_record
+from article_runtime.streams.service.metrics import FlowMetrics
+from article_runtime.streams.service.settings import WorkerSettings
 
 # What every agent imports from here, the message types included (defined below it).
 __all__ = [
@@ -56,8 +56,9 @@ _log = logging.getLogger(__name__)
 
 
 class Recorder(Protocol):
-    """Where the stages record the flow's messages for operators (``agents.ledger``): each
-    call changes the record at once; the consumer makes it durable before its next commit."""
+    """Where the stages record the flow's messages for operators
+    (``article_runtime.agents.ledger``): each call changes the record at once; the consumer makes it
+    durable before its next commit."""
 
     def taken(self, event: Event, record: dict[str, Any] | Emit) -> None: ...
 
@@ -121,7 +122,8 @@ class Wiring:
         return make(
             self.app,
             topics=[t.name for t in topics],
-            partitions=self.app.conf.topic_partitions,  # the count found (streams.kafka.partitions)
+            # the count found (article_runtime.streams.kafka.partitions)
+            partitions=self.app.conf.topic_partitions,
             key_serializer="raw",
             value_serializer="raw",
             maxsize=queue_size(self.settings.calls_in_flight),

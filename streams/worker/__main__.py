@@ -1,5 +1,5 @@
-"""``python -m streams.worker``: the worker process without its installed script."""
+"""``python -m article_runtime.streams.worker``: the worker process without its installed script."""
 
-from streams.worker.main import main
+from article_runtime.streams.worker.main import main
 
 main()

@@ -1,7 +1,7 @@
 """The Faust app: topics, tables, agents and web views assembled from settings.
 
 Built by a function, not at import time, so nothing connects or reads the environment until a
-worker (``streams.worker.main``) or a test asks for it.
+worker (``article_runtime.streams.worker.main``) or a test asks for it.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import dataclasses
 
 import faust
 
-from agents import (
+from article_runtime.agents import (
     assembly,
     ecp_standin,
     enrichment,
@@ -19,19 +19,19 @@ from agents import (
     terminals,
 )
 from article_runtime.llm.policy import LLMRuntime
-from streams.kafka.codec import AvroCodec
-from streams.kafka.consumer import FlowControl, Transport
-from streams.kafka.registry_codec import registry_codec
-from streams.kafka.tables import table
-from streams.kafka.topic_check import Wanted
-from streams.kafka.topics import MAX_MESSAGE_BYTES, TOPICS, use_names
-from streams.kafka.unknown_writers import UnknownWriters
-from streams.service import health, metrics_page
-from streams.service.metrics import FlowMetrics
-from streams.service.proposals import KnownSets
-from streams.service.settings import WorkerSettings
-from streams.service.wiring import Unrecorded, Wiring
-from streams.worker import views
+from article_runtime.streams.kafka.codec import AvroCodec
+from article_runtime.streams.kafka.consumer import FlowControl, Transport
+from article_runtime.streams.kafka.registry_codec import registry_codec
+from article_runtime.streams.kafka.tables import table
+from article_runtime.streams.kafka.topic_check import Wanted
+from article_runtime.streams.kafka.topics import MAX_MESSAGE_BYTES, TOPICS, use_names
+from article_runtime.streams.kafka.unknown_writers import UnknownWriters
+from article_runtime.streams.service import health, metrics_page
+from article_runtime.streams.service.metrics import FlowMetrics
+from article_runtime.streams.service.proposals import KnownSets
+from article_runtime.streams.service.settings import WorkerSettings
+from article_runtime.streams.service.wiring import Unrecorded, Wiring
+from article_runtime.streams.worker import views
 
 # The agents that write or read each table: a table's changelog follows their input partitions,
 # so it is read together with them and must have their partition count (``joined``). The
@@ -92,8 +92,8 @@ def create_app(
         broker_heartbeat_interval=min(3.0, settings.session_timeout_s / 3),
         web_in_thread=False,
         # Faust's table and router views hash a key as Faust serializes it, not as our
-        # producers do, and fail until the worker has produced to a changelog: streams.worker.views
-        # serves the per-article tables instead.
+        # producers do, and fail until the worker has produced to a changelog:
+        # article_runtime.streams.worker.views serves the per-article tables instead.
         web_tables_enabled=False,
         web_router_enabled=False,
         # In check mode nothing is created: not the changelogs (they must exist, checked at
@@ -140,7 +140,8 @@ def wanted(w: Wiring) -> list[Wanted]:
 
 def joined(w: Wiring) -> dict[str, list[str]]:
     """What must be co-partitioned: for each agent that reads several topics or keeps a
-    table, its input topics and its tables' changelogs (``streams.kafka.partitions``)."""
+    table, its input topics and its tables' changelogs
+    (``article_runtime.streams.kafka.partitions``)."""
     groups: dict[str, list[str]] = {}
     for agent in w.app.agents.values():
         names = list(agent.channel.topics)

@@ -1,4 +1,4 @@
-"""The worker process: ``article-runtime-worker`` (or ``python -m streams.worker``).
+"""The worker process: ``article-runtime-worker`` (or ``python -m article_runtime.streams.worker``).
 
 Reads settings and providers from the environment, reaches the cluster once (a refused login,
 a failed TLS handshake or no broker ends the start with one line naming the setting), makes
@@ -6,7 +6,7 @@ sure the topics exist, checks that topics read together have one partition count
 every agent plus the web views until SIGTERM. Without providers the hygiene ladder starts at
 the deterministic rung and enrichment ends ``no_provider``; the log says so at start. The
 first line lists the effective settings, secrets masked; logs are JSON with
-``ARTICLE_RUNTIME_LOG_FORMAT=json`` (``streams.service.logs``).
+``ARTICLE_RUNTIME_LOG_FORMAT=json`` (``article_runtime.streams.service.logs``).
 """
 
 from __future__ import annotations
@@ -28,24 +28,24 @@ from confluent_kafka.admin import AdminClient
 from article_runtime.llm.policy import LLMRuntime
 from article_runtime.llm.providers import PROVIDERS_ENV, load_providers
 from article_runtime.llm.records import GenerationRecord
-from article_runtime.tracing import NullTracer, tracer_from_env
-from streams.kafka.admin import ensure_topics, partition_counts
-from streams.kafka.partitions import (
+from article_runtime.streams.kafka.admin import ensure_topics, partition_counts
+from article_runtime.streams.kafka.partitions import (
     PARTITIONS_ENV,
     PartitionMismatch,
     check_copartitioned,
     found_count,
 )
-from streams.kafka.preflight import EXIT_REFUSED, ClusterRefused, preflight
-from streams.kafka.registry import RegistryError
-from streams.kafka.registry_codec import SchemaRefused
-from streams.kafka.topic_check import topic_problems
-from streams.kafka.topics import TOPICS, use_names
-from streams.service import event_loop, logs
-from streams.service.metrics import FlowMetrics
-from streams.service.settings import TOPICS_ENV, SettingsError, WorkerSettings
-from streams.service.wiring import Wiring
-from streams.worker.app import create_app, joined, wanted
+from article_runtime.streams.kafka.preflight import EXIT_REFUSED, ClusterRefused, preflight
+from article_runtime.streams.kafka.registry import RegistryError
+from article_runtime.streams.kafka.registry_codec import SchemaRefused
+from article_runtime.streams.kafka.topic_check import topic_problems
+from article_runtime.streams.kafka.topics import TOPICS, use_names
+from article_runtime.streams.service import event_loop, logs
+from article_runtime.streams.service.metrics import FlowMetrics
+from article_runtime.streams.service.settings import TOPICS_ENV, SettingsError, WorkerSettings
+from article_runtime.streams.service.wiring import Wiring
+from article_runtime.streams.worker.app import create_app, joined, wanted
+from article_runtime.tracing import NullTracer, tracer_from_env
 
 _log = logging.getLogger("article_runtime.worker")
 

@@ -6,9 +6,9 @@ and its tables have recovered from their changelogs (``serving``), the views ans
 and 404 for articles it knows.
 
 - ``/health/``: always 200 while the process lives: ``status`` is ``ok`` (ready),
-  ``recovering`` or ``unready``, ``reasons`` says why it is not ready (``streams.service.health``,
-  which also serves the probes ``/health/live/`` and ``/health/ready/``), and ``partitions``
-  lists only what this worker owns once settled.
+  ``recovering`` or ``unready``, ``reasons`` says why it is not ready
+  (``article_runtime.streams.service.health``, which also serves the probes ``/health/live/`` and
+  ``/health/ready/``), and ``partitions`` lists only what this worker owns once settled.
 - ``/counters/``: outcome counters of the partitions this worker owns.
 - ``/articles/{article_id}/``: one article's lineage, from whichever worker owns the article's
   partition (other workers proxy the request). Faust's own ``table_route`` is not used: it
@@ -16,11 +16,12 @@ and 404 for articles it knows.
   and its topic variant fails until the worker has produced to that topic.
 - ``/table/{name}/{article_id}/``: one article's entry in a per-article table (``ARTICLE_TABLES``:
   lineage, hygiene ladder, enrichment join), routed as ``/articles/`` is. It replaces Faust's
-  ``/table/`` and ``/router/`` views (switched off in ``streams.worker.app``), which route through
-  the same key hashing and answered 500 for a table whose changelog the worker had not yet
-  produced to.
+  ``/table/`` and ``/router/`` views (switched off in ``article_runtime.streams.worker.app``), which
+  route through the same key hashing and answered 500 for a table whose changelog the worker had not
+  yet produced to.
 - ``/compensations/``: compensation counts by stage, kind and reason on this worker; each
-  terminal reason also lists ``recent``: its latest articles (``agents.terminals``, bounded).
+  terminal reason also lists ``recent``: its latest articles (``article_runtime.agents.terminals``,
+  bounded).
 """
 
 from __future__ import annotations
@@ -33,14 +34,14 @@ import aiohttp
 from faust.tables.manager import TableManager
 from faust.web import Request, Response, View
 
-from agents.enrichment import JOIN_TABLE
-from agents.hygiene import LADDER_TABLE
-from agents.ledger import COUNTERS_TABLE, STATUS_TABLE
-from agents.terminals import RECENT_TABLE, recent
-from streams.kafka.topics import ARTICLE_INGESTED, partition_of
-from streams.service.event_loop import running_loop
-from streams.service.health import reasons_now
-from streams.service.wiring import Wiring
+from article_runtime.agents.enrichment import JOIN_TABLE
+from article_runtime.agents.hygiene import LADDER_TABLE
+from article_runtime.agents.ledger import COUNTERS_TABLE, STATUS_TABLE
+from article_runtime.agents.terminals import RECENT_TABLE, recent
+from article_runtime.streams.kafka.topics import ARTICLE_INGESTED, partition_of
+from article_runtime.streams.service.event_loop import running_loop
+from article_runtime.streams.service.health import reasons_now
+from article_runtime.streams.service.wiring import Wiring
 
 COMPENSATION_PREFIX = "compensation/"
 RECOVERING = {"status": "recovering"}

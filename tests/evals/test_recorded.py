@@ -1,9 +1,9 @@
 """Answers the stream recorded become the suite's stored answers, labelled by a person.
 
 The proposal is what the hygiene stage publishes for a case's page ingested under the case's
-URL (``agents.hygiene`` over a dict, through the Avro contract): the set it carries is the one
-the case builds, so the answer lands on that case, in the form ``make evals-live RECORD=1``
-stores and the offline suite checks (``evals.run.stale_recording`` finds it current).
+URL (``article_runtime.agents.hygiene`` over a dict, through the Avro contract): the set it carries
+is the one the case builds, so the answer lands on that case, in the form ``make evals-live
+RECORD=1`` stores and the offline suite checks (``evals.run.stale_recording`` finds it current).
 """
 
 from __future__ import annotations
@@ -13,15 +13,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agents.hygiene import Answer
-from agents.ladder import Rung
+from article_runtime.agents.hygiene import Answer
+from article_runtime.agents.ladder import Rung
 from article_runtime.llm.prompts import load_prompt
 from article_runtime.model import AttemptRecord, CandidateSet
+from article_runtime.streams.kafka.topics import ARTICLE_PROPOSAL
 from evals.cases import load_case, page_bytes
 from evals.paths import HYGIENE
 from evals.run import stale_recording
 from evals.tools.recorded import recorded
-from streams.kafka.topics import ARTICLE_PROPOSAL
 from tests.unit.ladder_stages import LadderStages
 from tests.unit.stream_helpers import AT, on_wire
 

@@ -1,8 +1,8 @@
 """An operator's bad day, on the real broker: the fault scenarios of ``make soak`` and the tests.
 
-Each run gets its own broker (``streams.local.broker.local_broker``, which can be SIGKILLed and
-started again on the same ports and log dir), the scripted provider (a quarter second per
-answer, so work is in flight when the fault lands) and worker processes. The fault lands
+Each run gets its own broker (``article_runtime.streams.local.broker.local_broker``, which can be
+SIGKILLed and started again on the same ports and log dir), the scripted provider (a quarter second
+per answer, so work is in flight when the fault lands) and worker processes. The fault lands
 mid-stream, once about a quarter of the articles have settled:
 
 - ``broker_restart``: SIGKILL the broker, start it again on the same ports and data.
@@ -33,13 +33,13 @@ from typing import Any
 
 from confluent_kafka import Consumer, KafkaException, TopicPartition
 
-from streams.commands.follow import FOLLOWED, ArticleOutcome
-from streams.kafka.admin import ensure_topics
-from streams.kafka.codec import AvroCodec, CodecError
-from streams.kafka.connection import KafkaConnection
-from streams.kafka.topics import BY_NAME, PARTITIONS, READ
-from streams.local.broker import LocalBroker, local_broker
-from streams.local.worker_process import WorkerProcess, WorkerStartError
+from article_runtime.streams.commands.follow import FOLLOWED, ArticleOutcome
+from article_runtime.streams.kafka.admin import ensure_topics
+from article_runtime.streams.kafka.codec import AvroCodec, CodecError
+from article_runtime.streams.kafka.connection import KafkaConnection
+from article_runtime.streams.kafka.topics import BY_NAME, PARTITIONS, READ
+from article_runtime.streams.local.broker import LocalBroker, local_broker
+from article_runtime.streams.local.worker_process import WorkerProcess, WorkerStartError
 from tests.integration.stream_support import ENTITY, Flow, distinct
 from tests.llm_support import FALLBACK, PRIMARY
 from tests.support.openai_server import delayed, running_server
@@ -444,8 +444,8 @@ class Run:
     def incomplete_lineage(self, timeout_s: float = 30.0) -> list[str]:
         """Articles whose lineage, as the views show it once all settled, misses a stage
         their outputs went through. The ledger's records wait for the commit
-        (``streams.kafka.coalesced``): a change lost to the fault without its input being
-        redelivered shows here, on whichever worker now owns the partition."""
+        (``article_runtime.streams.kafka.coalesced``): a change lost to the fault without its input
+        being redelivered shows here, on whichever worker now owns the partition."""
         live = next(iter(self.workers.values()), None)
         if live is None:
             return ["no worker left to ask for the lineage"]

@@ -18,21 +18,25 @@ import yaml
 from confluent_kafka import Consumer, Producer
 from confluent_kafka.admin import AdminClient
 
-from streams.commands.follow import ArticleOutcome, follow
-from streams.commands.publish_inputs import ingested_record, publish
-from streams.kafka.admin import ensure_topics
-from streams.kafka.codec import AvroCodec
-from streams.kafka.connection import KafkaConnection
-from streams.kafka.topics import (
+from article_runtime.streams.commands.follow import ArticleOutcome, follow
+from article_runtime.streams.commands.publish_inputs import ingested_record, publish
+from article_runtime.streams.kafka.admin import ensure_topics
+from article_runtime.streams.kafka.codec import AvroCodec
+from article_runtime.streams.kafka.connection import KafkaConnection
+from article_runtime.streams.kafka.topics import (
     ARTICLE_INGESTED,
     MAX_MESSAGE_BYTES,
     PARTITIONS,
     PRODUCER_CONFIG,
     message_key,
 )
-from streams.local.broker import free_ports, local_kafka
-from streams.local.worker_process import WorkerProcess
-from streams.service.settings import ECP_STANDIN_NAME_ENV, ECP_STANDIN_QID_ENV, SESSION_TIMEOUT_ENV
+from article_runtime.streams.local.broker import free_ports, local_kafka
+from article_runtime.streams.local.worker_process import WorkerProcess
+from article_runtime.streams.service.settings import (
+    ECP_STANDIN_NAME_ENV,
+    ECP_STANDIN_QID_ENV,
+    SESSION_TIMEOUT_ENV,
+)
 from tests.llm_support import FALLBACK_KEY, PRIMARY_KEY, providers_yaml
 from tests.support.stream_cases import CaseArticle
 
@@ -56,7 +60,7 @@ class Flow:
         *,
         app_id: str = "article-runtime-it",
         settings: Mapping[str, str] | None = None,
-        module: str = "streams.worker",
+        module: str = "article_runtime.streams.worker",
     ) -> WorkerProcess:
         """A worker with the ECP stand-in, the scripted providers and ``settings`` (env)."""
         env = {

@@ -9,9 +9,9 @@ import dataclasses
 
 import pytest
 
-from streams.local.worker_process import WorkerProcess, total
-from streams.service.settings import CALLS_IN_FLIGHT_ENV, PAGES_IN_FLIGHT_ENV
-from streams.service.wiring import queue_size
+from article_runtime.streams.local.worker_process import WorkerProcess, total
+from article_runtime.streams.service.settings import CALLS_IN_FLIGHT_ENV, PAGES_IN_FLIGHT_ENV
+from article_runtime.streams.service.wiring import queue_size
 from tests.integration.stream_support import Flow, repeatedly
 from tests.llm_support import FALLBACK, PRIMARY
 from tests.support.openai_server import ScriptedOpenAIServer, delayed

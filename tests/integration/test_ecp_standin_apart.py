@@ -1,5 +1,5 @@
-"""The ECP stand-in run apart from the worker (``python -m agents.ecp_standin``), as the real
-classifier runs: one verdict per assembled article, on the article's partition, published
+"""The ECP stand-in run apart from the worker (``python -m article_runtime.agents.ecp_standin``), as
+the real classifier runs: one verdict per assembled article, on the article's partition, published
 before its offsets are committed, so a restart judges nothing twice that was committed."""
 
 from __future__ import annotations
@@ -12,13 +12,18 @@ from typing import Any
 import pytest
 from confluent_kafka import Consumer
 
-from agents.ecp_standin import CLASSIFIER_VERSION, serve
-from streams.kafka.codec import AvroCodec
-from streams.kafka.connection import KafkaConnection
-from streams.kafka.producer import ArticleProducer
-from streams.kafka.topics import ARTICLE_ASSEMBLED, ECP_VERDICT, PARTITIONS, partition_of
-from streams.service.records import assembled_record
-from streams.service.settings import StandInEntity
+from article_runtime.agents.ecp_standin import CLASSIFIER_VERSION, serve
+from article_runtime.streams.kafka.codec import AvroCodec
+from article_runtime.streams.kafka.connection import KafkaConnection
+from article_runtime.streams.kafka.producer import ArticleProducer
+from article_runtime.streams.kafka.topics import (
+    ARTICLE_ASSEMBLED,
+    ECP_VERDICT,
+    PARTITIONS,
+    partition_of,
+)
+from article_runtime.streams.service.records import assembled_record
+from article_runtime.streams.service.settings import StandInEntity
 from tests.integration.stream_support import flow
 from tests.support.stream_cases import make_articles
 

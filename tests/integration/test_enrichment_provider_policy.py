@@ -12,8 +12,8 @@ from article_runtime.enrichment.model import EnrichedArticle, EnrichmentFailure,
 from article_runtime.harness.pipeline import run_hygiene_harness
 from article_runtime.llm.policy import LLMRuntime
 from article_runtime.model import AssembledArticle
-from streams.kafka.codec import AvroCodec
-from streams.service.records import enriched_record
+from article_runtime.streams.kafka.codec import AvroCodec
+from article_runtime.streams.service.records import enriched_record
 from tests.factories import candidate_set, proposal
 from tests.llm_support import FALLBACK, PRIMARY, Recorder, config, run
 from tests.support.openai_server import Drop, Reply, ScriptedOpenAIServer, Status

@@ -7,8 +7,8 @@ import math
 
 import pytest
 
+from article_runtime.streams.local.broker import local_kafka
 from bench.kafka_clients import CLIENTS, JOBS, measure
-from streams.local.broker import local_kafka
 
 pytestmark = pytest.mark.kafka  # starts a broker
 

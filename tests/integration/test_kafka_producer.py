@@ -1,4 +1,4 @@
-"""The worker's producer (``streams.kafka.faust_producer``) on the real broker.
+"""The worker's producer (``article_runtime.streams.kafka.faust_producer``) on the real broker.
 
 - A record waiting to be sent is not stranded when the producer starts tracking another
   topic. Faust declares topics at start-up and then refreshes the producer's metadata for all
@@ -22,13 +22,13 @@ from typing import Any
 import faust
 import pytest
 
+from article_runtime.streams.kafka.admin import ensure_topics
+from article_runtime.streams.kafka.connection import KafkaConnection
+from article_runtime.streams.kafka.consumer import Transport
+from article_runtime.streams.kafka.tables import table
+from article_runtime.streams.kafka.topics import PARTITIONS, Topic
+from article_runtime.streams.local.broker import local_kafka
 from bench.retained import records_on_topics
-from streams.kafka.admin import ensure_topics
-from streams.kafka.connection import KafkaConnection
-from streams.kafka.consumer import Transport
-from streams.kafka.tables import table
-from streams.kafka.topics import PARTITIONS, Topic
-from streams.local.broker import local_kafka
 
 pytestmark = pytest.mark.kafka  # starts a broker
 

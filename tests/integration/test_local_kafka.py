@@ -1,8 +1,9 @@
-"""A real Kafka broker: topics from ``streams.kafka.topics``, Avro values through
-``streams.kafka.codec``.
+"""A real Kafka broker: topics from ``article_runtime.streams.kafka.topics``, Avro values through
+``article_runtime.streams.kafka.codec``.
 
-The broker comes from ``streams.local.broker`` (jars from Maven Central, KRaft single node), or
-from ``KAFKA_BOOTSTRAP_SERVERS``. One broker for the module; it is stopped even on failure.
+The broker comes from ``article_runtime.streams.local.broker`` (jars from Maven Central, KRaft
+single node), or from ``KAFKA_BOOTSTRAP_SERVERS``. One broker for the module; it is stopped even on
+failure.
 """
 
 from __future__ import annotations
@@ -20,24 +21,24 @@ from typing import Any
 import pytest
 from confluent_kafka import Consumer, KafkaError, Message, Producer
 
-from streams.kafka.admin import ensure_topics
-from streams.kafka.codec import AvroCodec, CodecError
-from streams.kafka.connection import KafkaConnection
-from streams.kafka.topics import (
+from article_runtime.streams.kafka.admin import ensure_topics
+from article_runtime.streams.kafka.codec import AvroCodec, CodecError
+from article_runtime.streams.kafka.connection import KafkaConnection
+from article_runtime.streams.kafka.topics import (
     ARTICLE_COMPENSATION,
     ARTICLE_INGESTED,
     PARTITIONS,
     PRODUCER_CONFIG,
     message_key,
 )
-from streams.local.broker import (
+from article_runtime.streams.local.broker import (
     BOOTSTRAP_ENV,
     BrokerStartError,
     _port_open,
     _wait_until_serving,
     local_kafka,
 )
-from streams.service.compensation import undecodable
+from article_runtime.streams.service.compensation import undecodable
 
 pytestmark = pytest.mark.kafka
 

@@ -1,7 +1,7 @@
 """Spec 12 / acceptance 13: known keys planted in the environment reach the provider's
 Authorization header and nowhere else: no span, no log line, no output. The worker's own log
-lines (``streams.service.logs``, JSON, at DEBUG so the HTTP clients' lines are in) are searched too,
-and the worker's log on the real broker in ``test_operability.py``."""
+lines (``article_runtime.streams.service.logs``, JSON, at DEBUG so the HTTP clients' lines are in)
+are searched too, and the worker's log on the real broker in ``test_operability.py``."""
 
 from __future__ import annotations
 
@@ -21,8 +21,8 @@ from article_runtime.enrichment.model import Entity
 from article_runtime.hygiene import hygiene_article
 from article_runtime.llm.policy import LLMRuntime
 from article_runtime.llm.records import GenerationRecord
+from article_runtime.streams.service import logs
 from article_runtime.tracing import REDACTED, LangfuseTracer, Redactor
-from streams.service import logs
 from tests.factories import candidate_set, proposal
 from tests.llm_support import FALLBACK, FALLBACK_KEY, PRIMARY, PRIMARY_KEY, config
 from tests.support.openai_server import Drop, Reply, ScriptedOpenAIServer, Status

@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from streams.commands.follow import ArticleOutcome
-from streams.kafka.topics import PARTITIONS, READ
-from streams.local.worker_process import Samples, WorkerProcess, total
-from streams.service.health import UNREACHABLE_AFTER_S
-from streams.service.logs import LOG_FORMAT_ENV, LOG_LEVEL_ENV
+from article_runtime.streams.commands.follow import ArticleOutcome
+from article_runtime.streams.kafka.topics import PARTITIONS, READ
+from article_runtime.streams.local.worker_process import Samples, WorkerProcess, total
+from article_runtime.streams.service.health import UNREACHABLE_AFTER_S
+from article_runtime.streams.service.logs import LOG_FORMAT_ENV, LOG_LEVEL_ENV
 from tests.integration.fault_scenarios import APP_ID, Watcher, _fault_flow, lag_by_partition
 from tests.integration.stream_support import Flow, eventually
 from tests.llm_support import FALLBACK, FALLBACK_KEY, PRIMARY, PRIMARY_KEY

@@ -17,8 +17,8 @@ import pytest
 from confluent_kafka import Consumer
 
 from article_runtime.hygiene import HYGIENE
-from streams.kafka.codec import AvroCodec
-from streams.kafka.topics import ARTICLE_ASSEMBLED, ARTICLE_PROPOSAL
+from article_runtime.streams.kafka.codec import AvroCodec
+from article_runtime.streams.kafka.topics import ARTICLE_ASSEMBLED, ARTICLE_PROPOSAL
 from tests.integration.fault_scenarios import wrong_outcome
 from tests.integration.stream_support import Flow
 from tests.llm_support import FALLBACK, PRIMARY

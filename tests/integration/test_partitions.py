@@ -13,11 +13,11 @@ import pytest
 from confluent_kafka.admin import AdminClient
 from confluent_kafka.cimpl import NewPartitions  # typed here; the admin re-export is not
 
-from streams.kafka.admin import ensure_topics, partition_counts
-from streams.kafka.partitions import PARTITIONS_ENV
-from streams.kafka.topics import ARTICLE_ASSEMBLED, ECP_VERDICT, TOPICS
-from streams.local.broker import local_kafka
-from streams.local.worker_process import WorkerProcess
+from article_runtime.streams.kafka.admin import ensure_topics, partition_counts
+from article_runtime.streams.kafka.partitions import PARTITIONS_ENV
+from article_runtime.streams.kafka.topics import ARTICLE_ASSEMBLED, ECP_VERDICT, TOPICS
+from article_runtime.streams.local.broker import local_kafka
+from article_runtime.streams.local.worker_process import WorkerProcess
 from tests.integration.stream_support import eventually, flow
 from tests.integration.test_stream_flow import check_case, scripted
 from tests.support.openai_server import ScriptedOpenAIServer
@@ -94,7 +94,7 @@ def test_a_worker_refuses_topics_read_together_with_different_counts(tmp_path: P
         # The setting sizes new topics only: it neither grows the others nor hides the gap.
         env = {**os.environ, **connection.environ(), PARTITIONS_ENV: "5"}
         done = subprocess.run(
-            [sys.executable, "-m", "streams.worker"],
+            [sys.executable, "-m", "article_runtime.streams.worker"],
             env=env,
             capture_output=True,
             text=True,

@@ -10,11 +10,11 @@ import uuid
 import pytest
 from aiokafka.producer.sender import Sender
 
+from article_runtime.streams.kafka.admin import ensure_topics
+from article_runtime.streams.kafka.topics import PARTITIONS, Topic
+from article_runtime.streams.local.broker import local_kafka
 from bench.kafka_clients import aiokafka_produce
 from bench.produce_requests import Counts, counting
-from streams.kafka.admin import ensure_topics
-from streams.kafka.topics import PARTITIONS, Topic
-from streams.local.broker import local_kafka
 
 pytestmark = pytest.mark.kafka  # starts a broker
 

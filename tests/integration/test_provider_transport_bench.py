@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import math
 
+from article_runtime.streams.service.event_loop import EVENT_LOOPS
 from bench.provider_transport import ANSWER, MODEL, TRANSPORTS, WARMUP, measure
-from streams.service.event_loop import EVENT_LOOPS
 from tests.support.openai_server import running_server
 
 

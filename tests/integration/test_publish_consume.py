@@ -23,12 +23,12 @@ from confluent_kafka.cimpl import NewTopic
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from streams.commands.publish_inputs import ingested_record
-from streams.kafka.admin import ensure_topics
-from streams.kafka.codec import AvroCodec
-from streams.kafka.connection import KafkaConnection
-from streams.kafka.producer import ArticleProducer, PublishError
-from streams.kafka.topics import (
+from article_runtime.streams.commands.publish_inputs import ingested_record
+from article_runtime.streams.kafka.admin import ensure_topics
+from article_runtime.streams.kafka.codec import AvroCodec
+from article_runtime.streams.kafka.connection import KafkaConnection
+from article_runtime.streams.kafka.producer import ArticleProducer, PublishError
+from article_runtime.streams.kafka.topics import (
     ARTICLE_INGESTED,
     ECP_VERDICT,
     PARTITIONS,
@@ -37,7 +37,7 @@ from streams.kafka.topics import (
     message_key,
     partition_of,
 )
-from streams.local.broker import BOOTSTRAP_ENV, local_kafka
+from article_runtime.streams.local.broker import BOOTSTRAP_ENV, local_kafka
 from tests.conftest import REPO, SAMPLES
 from tests.integration.stream_support import eventually, flow
 from tests.integration.test_local_kafka import murmur2_partition
@@ -57,7 +57,7 @@ def bootstrap() -> Iterator[str]:
 def cli(bootstrap: str, *args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[str]:
     """The real command, in its own process, as a team runs it."""
     done = subprocess.run(
-        [sys.executable, "-m", "streams.commands", *args],
+        [sys.executable, "-m", "article_runtime.streams.commands", *args],
         input=stdin.decode("utf-8"),
         capture_output=True,
         text=True,

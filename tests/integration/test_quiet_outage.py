@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from streams.kafka.admin import ensure_topics
-from streams.local.broker import local_broker
-from streams.service.logs import LOG_FORMAT_ENV, LOG_LEVEL_ENV
+from article_runtime.streams.kafka.admin import ensure_topics
+from article_runtime.streams.local.broker import local_broker
+from article_runtime.streams.service.logs import LOG_FORMAT_ENV, LOG_LEVEL_ENV
 from tests.integration.stream_support import Flow
 
 pytestmark = pytest.mark.kafka

@@ -18,14 +18,14 @@ import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
 from fastavro import parse_schema, schemaless_reader
 
-from streams.commands.publish_inputs import ingested_record
-from streams.kafka.codec import AvroCodec
-from streams.kafka.decoding import json_ready
-from streams.kafka.preflight import EXIT_REFUSED
-from streams.kafka.producer import ArticleProducer, PublishError
-from streams.kafka.registry import REGISTRY_URL_ENV, VALUE_FORMAT_ENV
-from streams.kafka.registry_codec import codec_from_env
-from streams.kafka.topics import (
+from article_runtime.streams.commands.publish_inputs import ingested_record
+from article_runtime.streams.kafka.codec import AvroCodec
+from article_runtime.streams.kafka.decoding import json_ready
+from article_runtime.streams.kafka.preflight import EXIT_REFUSED
+from article_runtime.streams.kafka.producer import ArticleProducer, PublishError
+from article_runtime.streams.kafka.registry import REGISTRY_URL_ENV, VALUE_FORMAT_ENV
+from article_runtime.streams.kafka.registry_codec import codec_from_env
+from article_runtime.streams.kafka.topics import (
     ARTICLE_ENRICHED,
     ARTICLE_INGESTED,
     BY_NAME,
@@ -33,7 +33,7 @@ from streams.kafka.topics import (
     TOPICS,
     message_key,
 )
-from streams.service.settings import UNKNOWN_SCHEMA_WAIT_ENV
+from article_runtime.streams.service.settings import UNKNOWN_SCHEMA_WAIT_ENV
 from tests.integration.stream_support import Flow
 from tests.llm_support import FALLBACK, PRIMARY
 from tests.support.openai_server import ScriptedOpenAIServer
@@ -71,7 +71,7 @@ def every_value(flow: Flow, topic: str) -> list[bytes]:
 
 class RegistryReader:
     """A consumer of another team: the header as documented, the schema by ID from the
-    registry, the body with fastavro. Nothing of ``streams.kafka.codec``."""
+    registry, the body with fastavro. Nothing of ``article_runtime.streams.kafka.codec``."""
 
     def __init__(self, url: str) -> None:
         self.url = url

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from streams.commands import main
+from article_runtime.streams.commands import main
 from tests.integration.stream_support import Flow
 from tests.llm_support import FALLBACK, PRIMARY
 from tests.support.openai_server import ScriptedOpenAIServer
@@ -50,7 +50,9 @@ def test_replay_reports_nothing_then_what_a_harness_change_alters(
     assert code == 0 and sorted(a["article_id"] for a in articles) == sorted(ids)
     assert last["summary"]["compared"] == len(ids) and last["summary"]["changed"] == 0
 
-    monkeypatch.setattr("agents.assembly.run_hygiene_harness", refusing_model_answers)
+    monkeypatch.setattr(
+        "article_runtime.agents.assembly.run_hygiene_harness", refusing_model_answers
+    )
     code, lines = replay(kafka_flow, monkeypatch, capsys)
     *articles, last = lines
     by_id = {a["article_id"]: a for a in articles}

@@ -1,8 +1,8 @@
 """The chart's store on the real broker: a worker on RocksDB keeps, for every partition of
 every table, the offset of the last changelog record it wrote, which is where its recovery
 starts after a restart (Faust's changelog callback; table changes go to the producer past
-Faust's topic layer, ``streams.kafka.changelog``). And a restarted worker answers for the articles
-settled before it."""
+Faust's topic layer, ``article_runtime.streams.kafka.changelog``). And a restarted worker answers
+for the articles settled before it."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ import pytest
 from confluent_kafka import Consumer, TopicPartition
 from rocksdict import AccessType, Rdict
 
-from streams.kafka.topics import PARTITIONS
-from streams.service.settings import DATA_DIR_ENV, STORE_ENV
-from streams.worker.app import TABLES
+from article_runtime.streams.kafka.topics import PARTITIONS
+from article_runtime.streams.service.settings import DATA_DIR_ENV, STORE_ENV
+from article_runtime.streams.worker.app import TABLES
 from tests.integration.stream_support import Flow
 from tests.llm_support import FALLBACK, PRIMARY
 from tests.support.openai_server import ScriptedOpenAIServer

@@ -19,12 +19,12 @@ from pathlib import Path
 import pytest
 from confluent_kafka import Consumer, TopicPartition
 
-from streams.commands.publish_inputs import ingested_record, publish
-from streams.kafka.codec import AvroCodec
-from streams.kafka.connection import KafkaConnection
-from streams.kafka.topics import ARTICLE_INGESTED, PARTITIONS, partition_of
-from streams.local.worker_process import total
-from streams.service.settings import UNKNOWN_SCHEMA_WAIT_ENV
+from article_runtime.streams.commands.publish_inputs import ingested_record, publish
+from article_runtime.streams.kafka.codec import AvroCodec
+from article_runtime.streams.kafka.connection import KafkaConnection
+from article_runtime.streams.kafka.topics import ARTICLE_INGESTED, PARTITIONS, partition_of
+from article_runtime.streams.local.worker_process import total
+from article_runtime.streams.service.settings import UNKNOWN_SCHEMA_WAIT_ENV
 from tests.integration.stream_support import Flow, flow
 from tests.support import next_release
 from tests.support.stream_cases import make_articles

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from streams.kafka.admin import ensure_topics
-from streams.kafka.connection import KafkaConnection
-from streams.local.broker import LocalBroker, SaslSsl, local_broker
+from article_runtime.streams.kafka.admin import ensure_topics
+from article_runtime.streams.kafka.connection import KafkaConnection
+from article_runtime.streams.local.broker import LocalBroker, SaslSsl, local_broker
 from tests.integration.stream_support import Flow
 from tests.integration.test_stream_flow import check_case, scripted
 from tests.support.certificates import BrokerCertificates, make_certificates
@@ -103,7 +103,8 @@ def test_the_publisher_works_with_the_right_login(broker: LocalBroker, tmp_path:
         broker.connection, sasl_username="ingestion", sasl_password="ingestion-Secret-7"
     )
     code, output = run_refused(
-        [sys.executable, "-m", "streams.commands", "publish", str(tmp_path)], ingestion
+        [sys.executable, "-m", "article_runtime.streams.commands", "publish", str(tmp_path)],
+        ingestion,
     )
     assert code == 0, output
     assert "published 3 to article.ingested" in output
@@ -116,7 +117,8 @@ def test_a_wrong_setting_stops_the_publisher_with_one_line(
     connection, named = wrong_settings(broker.connection, certificates)[wrong]
     (tmp_path / "one.html").write_text("<html><body><p>one</p></body></html>")
     code, output = run_refused(
-        [sys.executable, "-m", "streams.commands", "publish", str(tmp_path)], connection
+        [sys.executable, "-m", "article_runtime.streams.commands", "publish", str(tmp_path)],
+        connection,
     )
     assert code == 2, output
     lines = output.strip().splitlines()
@@ -131,7 +133,7 @@ def test_a_wrong_setting_stops_the_worker_with_one_line(
     broker: LocalBroker, certificates: BrokerCertificates, wrong: str
 ) -> None:
     connection, named = wrong_settings(broker.connection, certificates)[wrong]
-    code, output = run_refused([sys.executable, "-m", "streams.worker"], connection)
+    code, output = run_refused([sys.executable, "-m", "article_runtime.streams.worker"], connection)
     assert code == 2, output
     assert "Traceback" not in output, output
     (line,) = [ln for ln in output.splitlines() if ln.startswith("article-runtime-worker:")]

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from streams.kafka.consumer import DROP_ONCE_ENV
-from streams.kafka.topics import ARTICLE_INGESTED, PARTITIONS, partition_of
-from streams.local.worker_process import WorkerProcess
+from article_runtime.streams.kafka.consumer import DROP_ONCE_ENV
+from article_runtime.streams.kafka.topics import ARTICLE_INGESTED, PARTITIONS, partition_of
+from article_runtime.streams.local.worker_process import WorkerProcess
 from tests.integration.fault_scenarios import (
     SCENARIOS,
     committed_lag,
@@ -144,9 +144,9 @@ def test_a_message_dropped_on_its_way_to_the_agents_is_read_again(
 def test_a_worker_killed_after_its_commit_leaves_every_committed_article_s_lineage(
     kafka_flow: Flow, server: ScriptedOpenAIServer
 ) -> None:
-    """The ledger's records wait for the commit (``streams.kafka.coalesced``), so a commit must find
-    them written: once the group has committed past every input, a SIGKILL (no revocation, no
-    last flush) loses nothing, and the next worker reads every lineage back from the
+    """The ledger's records wait for the commit (``article_runtime.streams.kafka.coalesced``), so a
+    commit must find them written: once the group has committed past every input, a SIGKILL (no
+    revocation, no last flush) loses nothing, and the next worker reads every lineage back from the
     changelog, since committed inputs are never redelivered to record them again."""
     cases = make_articles(40, seed=23)
     server.respond_with(responder(cases, PRIMARY, FALLBACK))

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from article_runtime.hygiene import HYGIENE
-from streams.commands.follow import ArticleOutcome
-from streams.commands.publish_inputs import ingested_record
-from streams.kafka.topics import PARTITIONS, partition_of
-from streams.service.settings import RETENTION_ENV
+from article_runtime.streams.commands.follow import ArticleOutcome
+from article_runtime.streams.commands.publish_inputs import ingested_record
+from article_runtime.streams.kafka.topics import PARTITIONS, partition_of
+from article_runtime.streams.service.settings import RETENTION_ENV
 from tests.commonmark import paragraph_texts
 from tests.integration.stream_support import ENTITY, Flow, distinct, encoded, eventually
 from tests.llm_support import FALLBACK, FALLBACK_KEY, PRIMARY, PRIMARY_KEY

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from article_runtime.enrichment.call import ENRICHMENT
-from streams.commands import main
-from streams.commands.follow import ArticleOutcome
+from article_runtime.streams.commands import main
+from article_runtime.streams.commands.follow import ArticleOutcome
 from tests.integration.stream_support import ENTITY, Flow, distinct
 from tests.llm_support import FALLBACK, PRIMARY
 from tests.support.openai_server import (

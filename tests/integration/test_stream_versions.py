@@ -26,17 +26,17 @@ from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient
 from confluent_kafka.cimpl import NewTopic
 
-from agents.enrichment import JOIN_TABLE
-from agents.versions import rank
+from article_runtime.agents.enrichment import JOIN_TABLE
+from article_runtime.agents.versions import rank
+from article_runtime.streams.commands.follow import ArticleOutcome
+from article_runtime.streams.commands.publish_inputs import ingested_record, publish
+from article_runtime.streams.kafka.admin import ensure_topics, message_sizes
+from article_runtime.streams.kafka.connection import KafkaConnection
+from article_runtime.streams.kafka.reader import RecordUnavailable, TopicReader
+from article_runtime.streams.kafka.topics import ARTICLE_ASSEMBLED, MAX_MESSAGE_BYTES, TOPICS
+from article_runtime.streams.local.broker import local_kafka
+from article_runtime.streams.worker.app import TABLES
 from bench.retained import changelog_topic, table_bytes
-from streams.commands.follow import ArticleOutcome
-from streams.commands.publish_inputs import ingested_record, publish
-from streams.kafka.admin import ensure_topics, message_sizes
-from streams.kafka.connection import KafkaConnection
-from streams.kafka.reader import RecordUnavailable, TopicReader
-from streams.kafka.topics import ARTICLE_ASSEMBLED, MAX_MESSAGE_BYTES, TOPICS
-from streams.local.broker import local_kafka
-from streams.worker.app import TABLES
 from tests.integration.stream_support import ENTITY, Flow, eventually, flow
 from tests.llm_support import FALLBACK, PRIMARY
 from tests.support.openai_server import (

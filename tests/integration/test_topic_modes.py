@@ -19,11 +19,11 @@ from confluent_kafka.admin._config import (  # typed here; the admin re-export i
 )
 from confluent_kafka.cimpl import NewTopic  # typed here; the admin re-export is not
 
-from streams.commands.follow import follow
-from streams.commands.publish_inputs import ingested_record, publish
-from streams.kafka.admin import ensure_topics
-from streams.kafka.connection import KafkaConnection
-from streams.kafka.topics import (
+from article_runtime.streams.commands.follow import follow
+from article_runtime.streams.commands.publish_inputs import ingested_record, publish
+from article_runtime.streams.kafka.admin import ensure_topics
+from article_runtime.streams.kafka.connection import KafkaConnection
+from article_runtime.streams.kafka.topics import (
     ARTICLE_COMPENSATION,
     ARTICLE_INGESTED,
     ARTICLE_PROPOSAL,
@@ -34,10 +34,10 @@ from streams.kafka.topics import (
     topic_names,
     use_names,
 )
-from streams.local.broker import free_ports, local_kafka
-from streams.local.worker_process import WorkerProcess
-from streams.service.settings import TOPICS_ENV
-from streams.worker.app import TABLES
+from article_runtime.streams.local.broker import free_ports, local_kafka
+from article_runtime.streams.local.worker_process import WorkerProcess
+from article_runtime.streams.service.settings import TOPICS_ENV
+from article_runtime.streams.worker.app import TABLES
 from tests.conftest import SAMPLES
 from tests.integration.stream_support import ENTITY, eventually
 
@@ -93,7 +93,7 @@ def test_check_mode_names_every_problem_and_creates_nothing(
         before = topics_on(connection)
         env = {**os.environ, **connection.environ(), **prefixed, "ARTICLE_RUNTIME_APP_ID": APP_ID}
         done = subprocess.run(
-            [sys.executable, "-m", "streams.worker"],
+            [sys.executable, "-m", "article_runtime.streams.worker"],
             env=env,
             capture_output=True,
             text=True,

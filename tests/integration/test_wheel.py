@@ -18,8 +18,8 @@ PROBE = """
 import article_runtime, json, sys
 from article_runtime.llm.prompts import PROMPT_NAMES, load_prompt
 from article_runtime.contracts import HYGIENE_OUTPUT, load_schema
-from streams.kafka.codec import AvroCodec
-from streams.kafka.topics import ECP_VERDICT
+from article_runtime.streams.kafka.codec import AvroCodec
+from article_runtime.streams.kafka.topics import ECP_VERDICT
 assert "site-packages" in article_runtime.__file__, article_runtime.__file__
 prompts = [load_prompt(name).version for name in PROMPT_NAMES]
 load_schema(HYGIENE_OUTPUT)

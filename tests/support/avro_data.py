@@ -1,5 +1,5 @@
 """Hypothesis strategies for any datum of an Avro schema, read from the schema's JSON as the
-Avro specification describes it (written apart from ``streams.kafka.codec``)."""
+Avro specification describes it (written apart from ``article_runtime.streams.kafka.codec``)."""
 
 from __future__ import annotations
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from agents.assembly import AssemblyStage
-from streams.worker.main import main
+from article_runtime.agents.assembly import AssemblyStage
+from article_runtime.streams.worker.main import main
 
 
 async def never_judged(self: AssemblyStage, proposal: dict[str, Any]) -> None:

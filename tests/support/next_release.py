@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from article_runtime.resources import AVRO_DIR
-from streams.kafka import codec
-from streams.worker.main import main as worker
+from article_runtime.streams.kafka import codec
+from article_runtime.streams.worker.main import main as worker
 
 NEXT_RELEASE_SCHEMAS_ENV = "ARTICLE_RUNTIME_TEST_NEXT_RELEASE_SCHEMAS"
 EVOLVED = "ArticleIngested"

@@ -4,7 +4,8 @@ No real registry can run here: Apicurio's app jar is on Maven Central, but the a
 depends on are not served to this machine (``docs/registry.md``), and Confluent's and
 Karapace's are not published where the machine reaches. This server implements the calls the
 registry tools make, from the API reference (docs.confluent.io, "Schema Registry API
-Reference"), and is written apart from ``streams.kafka.registry`` (the client under test):
+Reference"), and is written apart from ``article_runtime.streams.kafka.registry`` (the client under
+test):
 
 - ``GET /schemas/ids/{id}``, ``GET /subjects``, ``GET /subjects/{s}/versions``,
   ``GET /subjects/{s}/versions/{v}`` (``latest`` too);

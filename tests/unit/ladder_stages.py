@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from agents.assembly import AssemblyStage
-from agents.candidates import candidates_of
-from agents.hygiene import Ask, HygieneStage, is_next_model_rung
+from article_runtime.agents.assembly import AssemblyStage
+from article_runtime.agents.candidates import candidates_of
+from article_runtime.agents.hygiene import Ask, HygieneStage, is_next_model_rung
 from article_runtime.model import CandidateSet
-from streams.kafka.topics import ARTICLE_COMPENSATION, ARTICLE_PROPOSAL, Topic
-from streams.service.proposals import KnownSets
-from streams.service.wiring import Emit
+from article_runtime.streams.kafka.topics import ARTICLE_COMPENSATION, ARTICLE_PROPOSAL, Topic
+from article_runtime.streams.service.proposals import KnownSets
+from article_runtime.streams.service.wiring import Emit
 from tests.unit.stream_helpers import wire
 
 Build = Callable[[dict[str, Any], tuple[str, int, int]], CandidateSet | Emit]

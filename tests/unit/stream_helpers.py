@@ -13,9 +13,9 @@ from typing import Any
 
 from article_runtime.enrichment.model import EnrichedArticle, Entity, Tag
 from article_runtime.model import AssembledArticle, AttemptRecord, PromptRef
-from streams.kafka.codec import AvroCodec
-from streams.kafka.topics import TOPICS, Topic
-from streams.service.wiring import Emit
+from article_runtime.streams.kafka.codec import AvroCodec
+from article_runtime.streams.kafka.topics import TOPICS, Topic
+from article_runtime.streams.service.wiring import Emit
 from tests.llm_support import PRIMARY
 
 CODEC = AvroCodec()

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.assembly import outputs
+from article_runtime.agents.assembly import outputs
 from article_runtime.model import AttemptRecord
-from streams.kafka.codec import AvroCodec
-from streams.kafka.topics import ARTICLE_ASSEMBLED, ARTICLE_COMPENSATION
-from streams.service.compensation import compensation_event
-from streams.service.records import (
+from article_runtime.streams.kafka.codec import AvroCodec
+from article_runtime.streams.kafka.topics import ARTICLE_ASSEMBLED, ARTICLE_COMPENSATION
+from article_runtime.streams.service.compensation import compensation_event
+from article_runtime.streams.service.records import (
     assembled_article,
     assembled_record,
     attempt_records,

@@ -1,6 +1,6 @@
-"""``streams.kafka.changelog.OrderedSends``: table changes reach the producer in the order they were
-made, however long each hand-over takes, and each change's future settles as its own record
-did (acknowledged, failed at hand-over, failed at the broker). The producer here is a script
+"""``article_runtime.streams.kafka.changelog.OrderedSends``: table changes reach the producer in the
+order they were made, however long each hand-over takes, and each change's future settles as its own
+record did (acknowledged, failed at hand-over, failed at the broker). The producer here is a script
 of delays and failures; the real broker's side is ``tests/integration/test_rocksdb_store``
 and the stream flow and fault tests."""
 
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from streams.kafka.changelog import OrderedSends
+from article_runtime.streams.kafka.changelog import OrderedSends
 
 
 class Refused(Exception):

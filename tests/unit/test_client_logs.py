@@ -1,6 +1,6 @@
 """A broker outage reads as a few lines, not aiokafka's line per retry: the worker's logging
-(``streams.service.logs.logging_config``) with aiokafka's own loggers driven as they log
-during an outage (the lines and templates seen on the real broker, about 74 a second), and
+(``article_runtime.streams.service.logs.logging_config``) with aiokafka's own loggers driven as they
+log during an outage (the lines and templates seen on the real broker, about 74 a second), and
 the broker watch told what its probe sees. The real broker stopped under a worker:
 ``tests/integration/test_quiet_outage.py``."""
 
@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from article_runtime.llm.providers import parse_providers
-from streams.service import logs
-from streams.service.broker_watch import REMIND_EVERY_S, START_GRACE_S, BrokerWatch
-from streams.service.client_logs import REPEAT_EVERY_S, ClientLines
+from article_runtime.streams.service import logs
+from article_runtime.streams.service.broker_watch import REMIND_EVERY_S, START_GRACE_S, BrokerWatch
+from article_runtime.streams.service.client_logs import REPEAT_EVERY_S, ClientLines
 
 # What aiokafka 0.13 logs, per logger, each time it retries against a broker that is gone.
 RETRY_LINES = (

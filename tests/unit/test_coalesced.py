@@ -1,6 +1,6 @@
-"""Table changes held until the commit (``streams.kafka.coalesced``): read back at once, written as
-one record per changed key with its latest value and the partition it was made for, and
-``flush`` returns only once a confirmed record holds every change made before it."""
+"""Table changes held until the commit (``article_runtime.streams.kafka.coalesced``): read back at
+once, written as one record per changed key with its latest value and the partition it was made for,
+and ``flush`` returns only once a confirmed record holds every change made before it."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from streams.kafka.coalesced import Coalesced
+from article_runtime.streams.kafka.coalesced import Coalesced
 
 
 class Table(dict[str, Any]):

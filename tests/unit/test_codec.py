@@ -15,9 +15,9 @@ import pytest
 from fastavro import parse_schema, schemaless_writer
 
 from article_runtime.resources import AVRO_DIR
-from streams.kafka.codec import MAGIC, AvroCodec, DecodeError, EncodeError
-from streams.kafka.topics import PUBLIC, SOURCE_OF, TOPICS
-from streams.service.compensation import compensation_event, undecodable
+from article_runtime.streams.kafka.codec import MAGIC, AvroCodec, DecodeError, EncodeError
+from article_runtime.streams.kafka.topics import PUBLIC, SOURCE_OF, TOPICS
+from article_runtime.streams.service.compensation import compensation_event, undecodable
 
 AT = datetime(2026, 3, 14, 9, 26, 53, 589000, tzinfo=UTC)
 HASH = "9f2c" * 16

@@ -65,7 +65,10 @@ def test_article_runtime_help_lists_every_command_the_code_defines() -> None:
 
 
 def test_worker_help_prints_usage_and_exits_without_starting_a_worker() -> None:
-    for argv in ([str(BIN / "article-runtime-worker")], [sys.executable, "-m", "streams.worker"]):
+    for argv in (
+        [str(BIN / "article-runtime-worker")],
+        [sys.executable, "-m", "article_runtime.streams.worker"],
+    ):
         done = run(*argv, "--help", timeout=30)
         assert done.returncode == 0, done.stderr
         assert done.stdout.startswith("usage: article-runtime-worker"), done.stdout

@@ -12,7 +12,7 @@ from faust.types import TP
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from streams.kafka.commits import (
+from article_runtime.streams.kafka.commits import (
     DELIVERED,
     DONE,
     FETCHED,

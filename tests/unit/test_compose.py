@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from streams.service.settings import ECP_STANDIN_NAME_ENV, ECP_STANDIN_QID_ENV
+from article_runtime.streams.service.settings import ECP_STANDIN_NAME_ENV, ECP_STANDIN_QID_ENV
 
 COMPOSE = Path(__file__).resolve().parents[2] / "docker-compose.yml"
 STANDIN = {ECP_STANDIN_QID_ENV, ECP_STANDIN_NAME_ENV}
@@ -29,7 +29,7 @@ def test_nothing_started_by_default_runs_the_ecp_stand_in() -> None:
 
 def test_the_ecp_standin_profile_runs_it_apart_as_the_real_classifier_runs() -> None:
     (standin,) = [s for s in services().values() if "ecp-standin" in (s.get("profiles") or [])]
-    assert standin["command"] == ["python", "-m", "agents.ecp_standin"]
+    assert standin["command"] == ["python", "-m", "article_runtime.agents.ecp_standin"]
     assert set(standin["environment"]) >= STANDIN | {"KAFKA_BOOTSTRAP_SERVERS"}
     assert (
         standin["environment"]["KAFKA_BOOTSTRAP_SERVERS"]

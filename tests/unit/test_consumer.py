@@ -14,9 +14,9 @@ from hypothesis import assume, example, given
 from hypothesis import strategies as st
 from mode.utils.queues import FlowControlQueue
 
-from streams.kafka.commits import CommitGate
-from streams.kafka.connection import KafkaConnection
-from streams.kafka.consumer import (
+from article_runtime.streams.kafka.commits import CommitGate
+from article_runtime.streams.kafka.connection import KafkaConnection
+from article_runtime.streams.kafka.consumer import (
     DROP_ONCE_ENV,
     FETCH_MIN_BYTES,
     Consumer,
@@ -27,13 +27,14 @@ from streams.kafka.consumer import (
     recovery_stalled,
     stamp,
 )
-from streams.service.settings import StandInEntity, WorkerSettings
-from streams.worker.app import create_app
+from article_runtime.streams.service.settings import StandInEntity, WorkerSettings
+from article_runtime.streams.worker.app import create_app
 
 
 def _stamped(epoch: int) -> Any:
     message = ConsumerMessage("t", 0, 0, 0.0, 0, None, b"k", b"v", None, tp=TP("t", 0))
-    stamp(message, epoch)  # what streams.kafka.consumer does to every message it hands out
+    # what article_runtime.streams.kafka.consumer does to every message it hands out
+    stamp(message, epoch)
     assert epoch_of(message) == epoch
     return message
 
@@ -206,9 +207,9 @@ def test_the_worker_consumer_fetches_in_batches_of_its_settings() -> None:
 def test_held_table_changes_are_confirmed_before_a_commit_and_at_every_revocation(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The ledger's changes wait for the commit (``streams.kafka.coalesced``): the consumer has them
-    written and confirmed before it commits offsets, and when an assignment ends (revocation,
-    shutdown) even with nothing to commit, so none outlives it."""
+    """The ledger's changes wait for the commit (``article_runtime.streams.kafka.coalesced``): the
+    consumer has them written and confirmed before it commits offsets, and when an assignment ends
+    (revocation, shutdown) even with nothing to commit, so none outlives it."""
     w = create_app(WorkerSettings(KafkaConnection("127.0.0.1:9")), None)
     consumer = cast(Consumer, w.app.consumer)
     order: list[str] = []

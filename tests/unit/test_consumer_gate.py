@@ -1,6 +1,7 @@
-"""The consumer's side of the commit gate, without a broker: how ``streams.kafka.consumer.Consumer``
-feeds ``CommitGate`` (records registered at fetch, messages stamped with their assignment's
-epoch, acks counted in that epoch only, the flow's stops and revocations closing the gate).
+"""The consumer's side of the commit gate, without a broker: how
+``article_runtime.streams.kafka.consumer.Consumer`` feeds ``CommitGate`` (records registered at
+fetch, messages stamped with their assignment's epoch, acks counted in that epoch only, the flow's
+stops and revocations closing the gate).
 
 ``test_commits.py`` checks the gate's rules on their own; these check that the consumer keeps
 them where Faust calls it: a consumer that acked with the gate's current epoch, or that
@@ -23,10 +24,10 @@ from faust.transport.drivers import aiokafka as faust_aiokafka
 from faust.types import TP, Message
 from faust.types.tuples import ConsumerMessage
 
-import streams.kafka.consumer as streams_consumer
-from streams.kafka.commits import DELIVERED, RECEIVED, CommitGate
-from streams.kafka.connection import KafkaConnection
-from streams.kafka.consumer import (
+import article_runtime.streams.kafka.consumer as streams_consumer
+from article_runtime.streams.kafka.commits import DELIVERED, RECEIVED, CommitGate
+from article_runtime.streams.kafka.connection import KafkaConnection
+from article_runtime.streams.kafka.consumer import (
     DROP_ONCE_ENV,
     RECOVERY_STALL_S,
     Consumer,
@@ -35,8 +36,8 @@ from streams.kafka.consumer import (
     epoch_of,
     stamp,
 )
-from streams.service.settings import WorkerSettings
-from streams.worker.app import create_app
+from article_runtime.streams.service.settings import WorkerSettings
+from article_runtime.streams.worker.app import create_app
 
 INPUT = TP("article.ingested", 0)
 

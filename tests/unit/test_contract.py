@@ -9,11 +9,17 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from streams.kafka.codec import MAGIC, AvroCodec
-from streams.kafka.contract_table import README, rendered
-from streams.kafka.decoding import DEDUP_KEYS, Deduplicator, decode_message, dedup_key, json_ready
-from streams.kafka.topics import PUBLIC, TOPICS, message_key, partition_of
-from streams.service.routing import misrouted
+from article_runtime.streams.kafka.codec import MAGIC, AvroCodec
+from article_runtime.streams.kafka.contract_table import README, rendered
+from article_runtime.streams.kafka.decoding import (
+    DEDUP_KEYS,
+    Deduplicator,
+    decode_message,
+    dedup_key,
+    json_ready,
+)
+from article_runtime.streams.kafka.topics import PUBLIC, TOPICS, message_key, partition_of
+from article_runtime.streams.service.routing import misrouted
 from tests.integration.test_local_kafka import murmur2_partition
 from tests.unit.test_codec import RECORDS
 
@@ -22,7 +28,7 @@ CODEC = AvroCodec()
 
 def test_the_readme_table_is_the_one_the_schemas_make() -> None:
     text = README.read_text("utf-8")
-    assert rendered(text) == text, "run: python -m streams.kafka.contract_table"
+    assert rendered(text) == text, "run: python -m article_runtime.streams.kafka.contract_table"
     for topic in TOPICS:  # and it lists what a reader needs: the fingerprint on the wire
         assert CODEC.fingerprint(topic.schema).hex() in text
 
@@ -86,7 +92,7 @@ def test_dedup_keys_compare_nested_values_by_content() -> None:
 
 
 def test_garbage_is_a_decode_error_with_a_reason() -> None:
-    from streams.kafka.codec import DecodeError
+    from article_runtime.streams.kafka.codec import DecodeError
 
     for value in (b"", b"{}", MAGIC + b"\x00" * 8 + b"x", None):
         try:

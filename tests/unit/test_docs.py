@@ -28,14 +28,14 @@ import pytest
 from faust.web.drivers.aiohttp import Web as AiohttpWeb
 
 from article_runtime.cli import build_parser
+from article_runtime.streams.commands import KAFKA_COMMANDS
+from article_runtime.streams.kafka.connection import BOOTSTRAP_ENV, KafkaConnection
+from article_runtime.streams.service.logs import LogSettings
+from article_runtime.streams.service.settings import WorkerSettings
+from article_runtime.streams.service.wiring import Wiring
+from article_runtime.streams.worker.app import create_app
+from article_runtime.streams.worker.main import parser as worker_parser
 from article_runtime.tracing import tracer_from_env
-from streams.commands import KAFKA_COMMANDS
-from streams.kafka.connection import BOOTSTRAP_ENV, KafkaConnection
-from streams.service.logs import LogSettings
-from streams.service.settings import WorkerSettings
-from streams.service.wiring import Wiring
-from streams.worker.app import create_app
-from streams.worker.main import parser as worker_parser
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNTIME = ("article_runtime", "streams", "agents")

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from streams.service import event_loop
+from article_runtime.streams.service import event_loop
 
 
 @pytest.fixture(autouse=True)

@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 import yaml
 
-from streams.kafka.commits import CommitGate
-from streams.service.metrics import FlowMetrics
-from streams.service.metrics_page import StateCollector
+from article_runtime.streams.kafka.commits import CommitGate
+from article_runtime.streams.service.metrics import FlowMetrics
+from article_runtime.streams.service.metrics_page import StateCollector
 
 ROOT = Path(__file__).resolve().parents[2]
 CHART = ROOT / "helm" / "article-runtime"

@@ -15,9 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.candidates import candidates_of
-from agents.pages import INLINE_PAGE_BYTES, Pages
-from streams.commands.publish_inputs import ingested_record
+from article_runtime.agents.candidates import candidates_of
+from article_runtime.agents.pages import INLINE_PAGE_BYTES, Pages
+from article_runtime.streams.commands.publish_inputs import ingested_record
 from tests.support.stream_cases import make_articles
 
 AT = ("article.ingested", 0, 5)

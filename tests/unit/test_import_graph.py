@@ -5,13 +5,14 @@ level, inside functions and under ``TYPE_CHECKING``, since a circle a type check
 still a circle a reader has to untangle. The layers, from the bottom:
 
 - ``article_runtime``: the core, no Kafka;
-- ``streams.kafka``: Kafka plumbing;
-- ``streams.service``: what the worker's stages run on (settings, wiring, metrics, health, logs,
-  the flow's records);
-- ``agents``: the stages;
-- ``streams.worker`` (the composition root: the app, its views, the process) and
-  ``streams.commands`` (what other teams run), side by side, neither importing the other;
-- ``streams.local``: a local broker, a worker process and the demo.
+- ``article_runtime.streams.kafka``: Kafka plumbing;
+- ``article_runtime.streams.service``: what the worker's stages run on (settings, wiring, metrics,
+  health, logs, the flow's records);
+- ``article_runtime.agents``: the stages;
+- ``article_runtime.streams.worker`` (the composition root: the app, its views, the process) and
+  ``article_runtime.streams.commands`` (what other teams run), side by side, neither importing the
+  other;
+- ``article_runtime.streams.local``: a local broker, a worker process and the demo.
 """
 
 from __future__ import annotations
@@ -23,25 +24,33 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("article_runtime", "streams", "agents")
+# Each folder of the runtime and the package its modules are imported as: streams/ and
+# agents/ are packaged as article_runtime.streams and article_runtime.agents (through
+# symlinks, which rglob does not follow: no module is counted twice).
+PACKAGES = {
+    "article_runtime": "article_runtime",
+    "streams": "article_runtime.streams",
+    "agents": "article_runtime.agents",
+}
 # (layer, rank): a module may import its own layer and any layer of a lower rank.
 LAYERS: tuple[tuple[str, int], ...] = (
     ("article_runtime", 0),
-    ("streams.kafka", 1),
-    ("streams.service", 2),
-    ("agents", 3),
-    ("streams.worker", 4),
-    ("streams.commands", 4),
-    ("streams.local", 5),
+    ("article_runtime.streams.kafka", 1),
+    ("article_runtime.streams.service", 2),
+    ("article_runtime.agents", 3),
+    ("article_runtime.streams.worker", 4),
+    ("article_runtime.streams.commands", 4),
+    ("article_runtime.streams.local", 5),
 )
 
 
 def module_files() -> dict[str, Path]:
     """Every module of the runtime's packages, by dotted name (a package by its own name)."""
     found: dict[str, Path] = {}
-    for package in PACKAGES:
-        for path in sorted((ROOT / package).rglob("*.py")):
-            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    for folder, package in PACKAGES.items():
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            relative = path.relative_to(ROOT / folder).with_suffix("").parts
+            parts = [*package.split("."), *relative]
             if parts[-1] == "__init__":
                 parts.pop()
             found[".".join(parts)] = path
@@ -58,7 +67,8 @@ def imported(path: Path, name: str, modules: dict[str, Path]) -> Iterator[str]:
         elif isinstance(node, ast.ImportFrom):
             base = _absolute(node, name, is_package)
             for alias in node.names:
-                # ``from streams.kafka import topics`` imports the module streams.kafka.topics
+                # ``from article_runtime.streams.kafka import topics`` imports the module
+                # article_runtime.streams.kafka.topics
                 yield from _known(f"{base}.{alias.name}" if base else alias.name, modules)
 
 
@@ -126,7 +136,7 @@ def circles(edges: dict[str, set[str]]) -> list[list[str]]:
 
 def layer_of(module: str) -> tuple[str, int] | None:
     """The layer a module belongs to (the longest matching prefix); None for a package root
-    that belongs to no layer (``streams`` itself)."""
+    that belongs to no layer (``article_runtime.streams`` itself)."""
     best: tuple[str, int] | None = None
     for layer, rank in LAYERS:
         if (module == layer or module.startswith(layer + ".")) and (
@@ -141,7 +151,7 @@ def test_there_is_no_import_circle() -> None:
 
 
 def test_every_module_belongs_to_a_layer() -> None:
-    homeless = [m for m in graph() if layer_of(m) is None and m != "streams"]
+    homeless = [m for m in graph() if layer_of(m) is None and m != "article_runtime.streams"]
     assert homeless == []
 
 

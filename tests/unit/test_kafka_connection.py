@@ -11,14 +11,14 @@ from faust.auth import SASLCredentials
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from streams.kafka.connection import (
+from article_runtime.streams.kafka.connection import (
     MECHANISMS,
     PROTOCOLS,
     ConnectionSettingError,
     KafkaConnection,
 )
-from streams.kafka.preflight import refusal, unreachable
-from streams.service.settings import SettingsError, WorkerSettings
+from article_runtime.streams.kafka.preflight import refusal, unreachable
+from article_runtime.streams.service.settings import SettingsError, WorkerSettings
 
 BOOTSTRAP = {"KAFKA_BOOTSTRAP_SERVERS": "b-1.example:9096,b-2.example:9096"}
 SASL = {

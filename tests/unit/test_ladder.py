@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from agents.assembly import judged, outputs
-from agents.ladder import (
+from article_runtime.agents.assembly import judged, outputs
+from article_runtime.agents.ladder import (
     Step,
     closed,
     next_rung,
@@ -21,9 +21,14 @@ from agents.ladder import (
     upgraded,
 )
 from article_runtime.model import AttemptRecord, CandidateSet
-from streams.kafka.topics import ARTICLE_ASSEMBLED, ARTICLE_COMPENSATION
-from streams.service.compensation import RUNGS
-from streams.service.proposals import Carried, CarriedSetError, KnownSets, proposal_record
+from article_runtime.streams.kafka.topics import ARTICLE_ASSEMBLED, ARTICLE_COMPENSATION
+from article_runtime.streams.service.compensation import RUNGS
+from article_runtime.streams.service.proposals import (
+    Carried,
+    CarriedSetError,
+    KnownSets,
+    proposal_record,
+)
 from tests import factories
 
 V1 = {"ingested_offset": 10, "declared": None}

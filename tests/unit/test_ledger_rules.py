@@ -1,6 +1,6 @@
 """Every message of the flow is recorded exactly once: when a stage takes it, or when a stage
-makes it, never both and never neither (``agents.ledger``). The stages' wiring is tested on the
-real broker (``tests/integration``: the views against what the topics hold)."""
+makes it, never both and never neither (``article_runtime.agents.ledger``). The stages' wiring is
+tested on the real broker (``tests/integration``: the views against what the topics hold)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,15 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agents.ledger import MADE, TAKEN, made_elsewhere, recorded_when_made, recorded_when_taken
-from streams.kafka.codec import CodecError
-from streams.kafka.topics import (
+from article_runtime.agents.ledger import (
+    MADE,
+    TAKEN,
+    made_elsewhere,
+    recorded_when_made,
+    recorded_when_taken,
+)
+from article_runtime.streams.kafka.codec import CodecError
+from article_runtime.streams.kafka.topics import (
     ARTICLE_ASSEMBLED,
     ARTICLE_COMPENSATION,
     ARTICLE_ENRICHED,
@@ -20,9 +26,9 @@ from streams.kafka.topics import (
     PUBLIC,
     TOPICS,
 )
-from streams.service.compensation import compensation_event, undecodable
-from streams.service.redrive import REASON
-from streams.service.wiring import Emit
+from article_runtime.streams.service.compensation import compensation_event, undecodable
+from article_runtime.streams.service.redrive import REASON
+from article_runtime.streams.service.wiring import Emit
 
 partitions = st.integers(0, 11)
 COMPENSATION = ARTICLE_COMPENSATION.name

@@ -1,6 +1,6 @@
-"""Labelled children held by the metrics (``streams.service.metrics.Children``) update the series
-the registry exports, as ``labels()`` would, including after Faust removes its partitions'
-series at a rebalance."""
+"""Labelled children held by the metrics (``article_runtime.streams.service.metrics.Children``)
+update the series the registry exports, as ``labels()`` would, including after Faust removes its
+partitions' series at a rebalance."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from prometheus_client import CollectorRegistry, Counter
 
-from streams.service.metrics import Children, FaustMonitor
+from article_runtime.streams.service.metrics import Children, FaustMonitor
 
 LABELS = st.tuples(st.sampled_from(["a", "b", "c"]), st.integers(0, 3))
 

@@ -9,7 +9,12 @@ from faust.sensors.prometheus import FaustMetrics
 from prometheus_client import CollectorRegistry, Histogram
 from prometheus_client.parser import text_string_to_metric_families
 
-from streams.service.metrics import FAUST_SECONDS, FaustMonitor, FlowMetrics, faust_metrics
+from article_runtime.streams.service.metrics import (
+    FAUST_SECONDS,
+    FaustMonitor,
+    FlowMetrics,
+    faust_metrics,
+)
 
 
 def families(registry: CollectorRegistry) -> dict[str, Any]:

@@ -17,14 +17,18 @@ from hypothesis import strategies as st
 from prometheus_client.parser import text_string_to_metric_families
 
 from article_runtime.llm.records import AttemptRecord, GenerationRecord
+from article_runtime.streams.kafka.topics import (
+    ARTICLE_ASSEMBLED,
+    ARTICLE_COMPENSATION,
+    ARTICLE_ENRICHED,
+)
+from article_runtime.streams.service import logs
+from article_runtime.streams.service.broker_watch import BrokerWatch
+from article_runtime.streams.service.health import UNREACHABLE_AFTER_S, not_ready
+from article_runtime.streams.service.metrics import FlowMetrics
+from article_runtime.streams.service.metrics_page import partition_lag
+from article_runtime.streams.service.wiring import Emit
 from article_runtime.tracing.masking import REDACTED, Redactor
-from streams.kafka.topics import ARTICLE_ASSEMBLED, ARTICLE_COMPENSATION, ARTICLE_ENRICHED
-from streams.service import logs
-from streams.service.broker_watch import BrokerWatch
-from streams.service.health import UNREACHABLE_AFTER_S, not_ready
-from streams.service.metrics import FlowMetrics
-from streams.service.metrics_page import partition_lag
-from streams.service.wiring import Emit
 
 SECRET = "sk-unit-planted-4c3b2a1f0e9d"
 DELIMITERS = " \t\r\n'\",;}])"

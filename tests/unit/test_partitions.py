@@ -10,11 +10,16 @@ from faust.streams import _current_event
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agents.ledger import COUNTERS_TABLE, STATUS_TABLE
-from agents.terminals import RECENT_TABLE
-from streams.kafka.connection import KafkaConnection
-from streams.kafka.partitions import PartitionMismatch, check_copartitioned, found_count, mismatches
-from streams.kafka.topics import (
+from article_runtime.agents.ledger import COUNTERS_TABLE, STATUS_TABLE
+from article_runtime.agents.terminals import RECENT_TABLE
+from article_runtime.streams.kafka.connection import KafkaConnection
+from article_runtime.streams.kafka.partitions import (
+    PartitionMismatch,
+    check_copartitioned,
+    found_count,
+    mismatches,
+)
+from article_runtime.streams.kafka.topics import (
     ARTICLE_ASSEMBLED,
     ARTICLE_PROPOSAL,
     ECP_VERDICT,
@@ -22,8 +27,8 @@ from streams.kafka.topics import (
     TOPICS,
     partition_of,
 )
-from streams.service.settings import WorkerSettings
-from streams.worker.app import TABLE_AGENTS, create_app, joined
+from article_runtime.streams.service.settings import WorkerSettings
+from article_runtime.streams.worker.app import TABLE_AGENTS, create_app, joined
 
 names = st.sampled_from([t.name for t in TOPICS] + ["a-changelog", "b-changelog"])
 counts = st.dictionaries(names, st.integers(1, 12), min_size=1)

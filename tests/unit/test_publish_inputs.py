@@ -11,7 +11,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from streams.commands.publish_inputs import (
+from article_runtime.streams.commands.publish_inputs import (
     Prepared,
     Refused,
     article_id_problem,
@@ -20,7 +20,7 @@ from streams.commands.publish_inputs import (
     from_json_lines,
     once_per_article,
 )
-from streams.kafka.codec import AvroCodec
+from article_runtime.streams.kafka.codec import AvroCodec
 from tests.conftest import SAMPLES
 
 CODEC = AvroCodec()

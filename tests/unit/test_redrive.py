@@ -1,9 +1,10 @@
 """Redrive without a broker: what the command selects, and what the agents make of a redrive.
 
-A redrive is a fallback event on the compensation topic (``streams.service.redrive``); these tests
-drive the stages' logic with it (the hygiene ladder, the enrichment join), through the Avro
-contract, and check that a redrive runs again what ended terminal, once, with the hashes of a
-first run, and that nothing else (a redelivery, an older version, a success) is run again.
+A redrive is a fallback event on the compensation topic
+(``article_runtime.streams.service.redrive``); these tests drive the stages' logic with it (the
+hygiene ladder, the enrichment join), through the Avro contract, and check that a redrive runs again
+what ended terminal, once, with the hashes of a first run, and that nothing else (a redelivery, an
+older version, a success) is run again.
 """
 
 from __future__ import annotations
@@ -16,14 +17,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agents.candidates import retry_context
-from agents.hygiene import Answer, Ask
-from agents.ladder import Rung
+from article_runtime.agents.candidates import retry_context
+from article_runtime.agents.hygiene import Answer, Ask
+from article_runtime.agents.ladder import Rung
 from article_runtime.candidates import build_candidates
 from article_runtime.model import CandidateSet
-from streams.kafka.topics import ARTICLE_COMPENSATION, ARTICLE_ENRICHED
-from streams.service.compensation import compensation_event
-from streams.service.redrive import (
+from article_runtime.streams.kafka.topics import ARTICLE_COMPENSATION, ARTICLE_ENRICHED
+from article_runtime.streams.service.compensation import compensation_event
+from article_runtime.streams.service.redrive import (
     REASON,
     Found,
     Selection,

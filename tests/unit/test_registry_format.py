@@ -18,9 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from article_runtime.resources import AVRO_DIR
-from streams.commands.publish_inputs import ingested_record
-from streams.kafka.codec import DECODE_REASONS, AvroCodec, DecodeError
-from streams.kafka.registry import (
+from article_runtime.streams.commands.publish_inputs import ingested_record
+from article_runtime.streams.kafka.codec import DECODE_REASONS, AvroCodec, DecodeError
+from article_runtime.streams.kafka.registry import (
     REGISTRY_PASSWORD_ENV,
     REGISTRY_URL_ENV,
     REGISTRY_USERNAME_ENV,
@@ -30,11 +30,16 @@ from streams.kafka.registry import (
     RegistrySettingError,
     RegistrySettings,
 )
-from streams.kafka.registry_codec import SchemaRefused, Subjects, codec_from_env, registry_codec
-from streams.kafka.registry_schemas import RegistrySchemas
-from streams.kafka.topics import ARTICLE_INGESTED, TOPICS
-from streams.kafka.unknown_writers import UnknownWriters
-from streams.service.settings import SettingsError, WorkerSettings
+from article_runtime.streams.kafka.registry_codec import (
+    SchemaRefused,
+    Subjects,
+    codec_from_env,
+    registry_codec,
+)
+from article_runtime.streams.kafka.registry_schemas import RegistrySchemas
+from article_runtime.streams.kafka.topics import ARTICLE_INGESTED, TOPICS
+from article_runtime.streams.kafka.unknown_writers import UnknownWriters
+from article_runtime.streams.service.settings import SettingsError, WorkerSettings
 from tests.support import next_release
 from tests.support.avro_data import datum, named_types
 from tests.support.registry_server import RunningRegistry, running_registry

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from streams.kafka.registry import RegistrySettings
-from streams.kafka.registry_codec import registry_codec
-from streams.kafka.topics import TOPICS
+from article_runtime.streams.kafka.registry import RegistrySettings
+from article_runtime.streams.kafka.registry_codec import registry_codec
+from article_runtime.streams.kafka.topics import TOPICS
 from tests.support.registry_server import readable, running_registry
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from streams.kafka.reader import Remembered
+from article_runtime.streams.kafka.reader import Remembered
 
 positions = st.tuples(st.integers(0, 3), st.integers(0, 20))
 adds = st.lists(st.tuples(positions, st.binary(max_size=40)), max_size=60)

@@ -13,8 +13,8 @@ from fastavro.schema import fingerprint, to_parsing_canonical_form
 from article_runtime.harness.pipeline import run_hygiene_harness
 from article_runtime.hygiene import summarize
 from article_runtime.resources import AVRO_DIR
-from streams.kafka.codec import MAGIC, AvroCodec
-from streams.service.records import assembled_record
+from article_runtime.streams.kafka.codec import MAGIC, AvroCodec
+from article_runtime.streams.service.records import assembled_record
 from tests.factories import candidate_set, proposal
 
 SWAP = {

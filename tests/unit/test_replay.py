@@ -15,18 +15,18 @@ from typing import Any
 
 import pytest
 
-from agents.hygiene import Answer
-from agents.ladder import Rung
+from article_runtime.agents.hygiene import Answer
+from article_runtime.agents.ladder import Rung
 from article_runtime.harness.pipeline import HarnessResult, run_hygiene_harness
 from article_runtime.model import AttemptRecord, CandidateSet
-from streams.commands.rejudged import (
+from article_runtime.streams.commands.rejudged import (
     ladder_of,
     line,
     recorded_outcome,
     replayed,
     summary,
 )
-from streams.kafka.topics import ARTICLE_PROPOSAL
+from article_runtime.streams.kafka.topics import ARTICLE_PROPOSAL
 from tests.support.stream_cases import NOT_JSON, CaseArticle, make_articles
 from tests.unit.ladder_stages import LadderStages
 from tests.unit.stream_helpers import AT, on_wire
@@ -113,7 +113,7 @@ def test_a_harness_change_is_reported_article_by_article(monkeypatch: pytest.Mon
         kept = answer.get("kept_block_ids") or []
         return real(candidates, json.dumps({**answer, "kept_block_ids": kept[:-1]}), **kwargs)
 
-    monkeypatch.setattr("agents.assembly.run_hygiene_harness", without_last_block)
+    monkeypatch.setattr("article_runtime.agents.assembly.run_hygiene_harness", without_last_block)
     lines = replay_lines()
     # What the rule changes, scenario by scenario: a valid answer loses its last block (other
     # Markdown); the primary's answer that named an invented block last now holds, so those
@@ -144,7 +144,7 @@ def test_an_answer_that_no_longer_holds_needs_the_rung_no_model_was_asked_for(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     runs = recorded_run_cache()
-    monkeypatch.setattr("agents.assembly.run_hygiene_harness", refusing_everything)
+    monkeypatch.setattr("article_runtime.agents.assembly.run_hygiene_harness", refusing_everything)
     case, out = next((c, o) for c, o in runs if c.scenario == "primary")
     ladder = ladder_of([r for t, r in out if t is ARTICLE_PROPOSAL])
     now = replayed(ladder)

@@ -10,8 +10,8 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from streams.kafka.topics import ARTICLE_INGESTED, ECP_VERDICT, INGESTED_REPARTITION
-from streams.service.routing import forwarded_from, source_offset
+from article_runtime.streams.kafka.topics import ARTICLE_INGESTED, ECP_VERDICT, INGESTED_REPARTITION
+from article_runtime.streams.service.routing import forwarded_from, source_offset
 
 
 def event(topic: str, offset: int, headers: Any) -> Any:

@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from streams.kafka.tables import expired, packed, unpacked
+from article_runtime.streams.kafka.tables import expired, packed, unpacked
 
 
 def test_only_old_keys_of_the_swept_partition_go() -> None:

@@ -16,12 +16,17 @@ from typing import Any, cast
 
 import pytest
 
-from agents.candidates import candidates_of, retry_context
-from agents.ecp_standin import CLASSIFIER_VERSION, standin_verdict
-from agents.enrichment import EnrichmentJoin, make_enrich, result_emit, stored_result
-from agents.hygiene import Answer, Ask, asker
-from agents.ladder import Rung
-from agents.ledger import MAX_EVENTS, observe, updated
+from article_runtime.agents.candidates import candidates_of, retry_context
+from article_runtime.agents.ecp_standin import CLASSIFIER_VERSION, standin_verdict
+from article_runtime.agents.enrichment import (
+    EnrichmentJoin,
+    make_enrich,
+    result_emit,
+    stored_result,
+)
+from article_runtime.agents.hygiene import Answer, Ask, asker
+from article_runtime.agents.ladder import Rung
+from article_runtime.agents.ledger import MAX_EVENTS, observe, updated
 from article_runtime.candidates import build_candidates
 from article_runtime.enrichment.model import EnrichedArticle, Entity
 from article_runtime.hashing import model_hash
@@ -29,9 +34,9 @@ from article_runtime.llm.policy import LLMRuntime
 from article_runtime.llm.prompts import load_prompt
 from article_runtime.model import AssembledArticle, AttemptRecord, CandidateSet, FeedMetadata, Usage
 from article_runtime.resources import AVRO_DIR
-from streams.commands.follow import ArticleOutcome
-from streams.kafka.reader import RecordUnavailable
-from streams.kafka.topics import (
+from article_runtime.streams.commands.follow import ArticleOutcome
+from article_runtime.streams.kafka.reader import RecordUnavailable
+from article_runtime.streams.kafka.topics import (
     ARTICLE_ASSEMBLED,
     ARTICLE_COMPENSATION,
     ARTICLE_ENRICHED,
@@ -40,12 +45,16 @@ from streams.kafka.topics import (
     ECP_VERDICT,
     Topic,
 )
-from streams.service.compensation import RUNGS, compensation_event
-from streams.service.proposals import KnownSets
-from streams.service.records import assembled_article, assembled_record, enrichment_content_hash
-from streams.service.settings import SettingsError, StandInEntity, WorkerSettings
-from streams.service.wiring import Emit
-from streams.worker.views import summed
+from article_runtime.streams.service.compensation import RUNGS, compensation_event
+from article_runtime.streams.service.proposals import KnownSets
+from article_runtime.streams.service.records import (
+    assembled_article,
+    assembled_record,
+    enrichment_content_hash,
+)
+from article_runtime.streams.service.settings import SettingsError, StandInEntity, WorkerSettings
+from article_runtime.streams.service.wiring import Emit
+from article_runtime.streams.worker.views import summed
 from tests import factories
 from tests.llm_support import FALLBACK, PRIMARY, Recorder, config, run
 from tests.support.openai_server import Reply, ScriptedOpenAIServer, Status

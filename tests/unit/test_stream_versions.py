@@ -20,16 +20,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agents.candidates import candidates_of
-from agents.ecp_standin import standin_verdict
-from agents.enrichment import EnrichmentJoin, concerns_join, stored_result
-from agents.hygiene import Answer, is_next_model_rung
-from agents.ladder import Rung
-from agents.versions import Version, compared, rank
+from article_runtime.agents.candidates import candidates_of
+from article_runtime.agents.ecp_standin import standin_verdict
+from article_runtime.agents.enrichment import EnrichmentJoin, concerns_join, stored_result
+from article_runtime.agents.hygiene import Answer, is_next_model_rung
+from article_runtime.agents.ladder import Rung
+from article_runtime.agents.versions import Version, compared, rank
 from article_runtime.enrichment.model import Entity
 from article_runtime.model import AssembledArticle, AttemptRecord, CandidateSet
-from streams.kafka.reader import RecordUnavailable
-from streams.kafka.topics import (
+from article_runtime.streams.kafka.reader import RecordUnavailable
+from article_runtime.streams.kafka.topics import (
     ARTICLE_ASSEMBLED,
     ARTICLE_COMPENSATION,
     ARTICLE_ENRICHED,
@@ -37,10 +37,10 @@ from streams.kafka.topics import (
     ARTICLE_PROPOSAL,
     ECP_VERDICT,
 )
-from streams.service.compensation import compensation_event
-from streams.service.records import assembled_article, assembled_record
-from streams.service.settings import StandInEntity
-from streams.service.wiring import Emit
+from article_runtime.streams.service.compensation import compensation_event
+from article_runtime.streams.service.records import assembled_article, assembled_record
+from article_runtime.streams.service.settings import StandInEntity
+from article_runtime.streams.service.wiring import Emit
 from tests.support.stream_cases import NOT_JSON, CaseArticle, HygienePath, make_articles
 from tests.support.stream_cases import assembled as assembled_on
 from tests.unit.ladder_stages import LadderStages

@@ -11,9 +11,9 @@ import faust
 import pytest
 from aiokafka.structs import RecordMetadata, TopicPartition
 
-from streams.kafka import tables
-from streams.kafka.tables import StateTable, table
-from streams.kafka.topics import PARTITIONS, partition_of
+from article_runtime.streams.kafka import tables
+from article_runtime.streams.kafka.tables import StateTable, table
+from article_runtime.streams.kafka.topics import PARTITIONS, partition_of
 
 
 class Exited(Exception):
@@ -104,8 +104,8 @@ def held_table(sent: list[tuple[bytes, bytes | None, int]]) -> StateTable:
 
 
 def test_a_held_change_is_read_at_once_and_written_only_when_sent() -> None:
-    """``hold`` then ``send_held`` (``streams.kafka.coalesced``): the value reads back before any
-    record, and the record carries the held value to the partition given."""
+    """``hold`` then ``send_held`` (``article_runtime.streams.kafka.coalesced``): the value reads
+    back before any record, and the record carries the held value to the partition given."""
     sent: list[tuple[bytes, bytes | None, int]] = []
 
     async def run() -> None:

@@ -3,8 +3,8 @@ itself under both packings, and the lineage grows as an article's messages are r
 
 from __future__ import annotations
 
+from article_runtime.streams.kafka.tables import packed, unpacked
 from bench.table_packing import before, lineages, values
-from streams.kafka.tables import packed, unpacked
 
 
 def test_every_value_reads_back_the_same_under_both_packings() -> None:

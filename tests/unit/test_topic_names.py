@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from streams.kafka.decoding import dedup_key
-from streams.kafka.topic_check import Wanted, config_problems, count_problems
-from streams.kafka.topics import (
+from article_runtime.streams.kafka.decoding import dedup_key
+from article_runtime.streams.kafka.topic_check import Wanted, config_problems, count_problems
+from article_runtime.streams.kafka.topics import (
     ARTICLE_INGESTED,
     BY_NAME,
     ECP_VERDICT,
@@ -23,7 +23,7 @@ from streams.kafka.topics import (
     topic_names,
     use_names,
 )
-from streams.service.settings import SettingsError, WorkerSettings
+from article_runtime.streams.service.settings import SettingsError, WorkerSettings
 
 # Written out here, not taken from the code: Kafka's legal topic characters.
 LEGAL = string.ascii_letters + string.digits + "._-"

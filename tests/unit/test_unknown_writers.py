@@ -16,13 +16,13 @@ from faust.types.tuples import ConsumerMessage
 from hypothesis import given
 from hypothesis import strategies as st
 
-from streams.commands.publish_inputs import ingested_record
-from streams.kafka.codec import MAGIC, AvroCodec
-from streams.kafka.consumer import Consumer
-from streams.kafka.topics import ARTICLE_INGESTED
-from streams.kafka.unknown_writers import UnknownWriters
-from streams.service.settings import UNKNOWN_SCHEMA_WAIT_ENV, WorkerSettings
-from streams.worker.app import create_app
+from article_runtime.streams.commands.publish_inputs import ingested_record
+from article_runtime.streams.kafka.codec import MAGIC, AvroCodec
+from article_runtime.streams.kafka.consumer import Consumer
+from article_runtime.streams.kafka.topics import ARTICLE_INGESTED
+from article_runtime.streams.kafka.unknown_writers import UnknownWriters
+from article_runtime.streams.service.settings import UNKNOWN_SCHEMA_WAIT_ENV, WorkerSettings
+from article_runtime.streams.worker.app import create_app
 from tests.support import next_release
 
 CODEC = AvroCodec()

@@ -11,8 +11,8 @@ from faust.types import TP
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from streams.kafka.window import InFlight, KeyedLocks
-from streams.service.wiring import Event
+from article_runtime.streams.kafka.window import InFlight, KeyedLocks
+from article_runtime.streams.service.wiring import Event
 
 
 @dataclass
