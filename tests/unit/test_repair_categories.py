@@ -366,3 +366,18 @@ def test_a_code_block_takes_computed_fixes_only_and_keeps_its_layout() -> None:
         "verbatim_block",
         "accepted_unicode",
     ]
+
+
+def test_a_punctuation_mark_of_another_script_is_no_letter_of_it() -> None:
+    """Issue 35 section 2 refuses "a letter of another script". ICU joins Tai Tham's sign kaan
+    (U+1AA8, punctuation) to the Latin word before it, so dropping the ``!`` of ``!᪨`` writes
+    one word ``tempo᪨``: it is still tone (a terminal goes), not a foreign letter; a Cyrillic
+    letter or a Devanagari vowel sign written into the word is one."""
+    text = {"b": "Chegou o tempo!\u1aa8 A casa ficou."}
+    proposed = [
+        repair("b", "tempo!\u1aa8", "tempo\u1aa8", "punctuation_corruption"),
+        repair("b", "tempo!\u1aa8", "temp\u043e!\u1aa8", "obvious_typo"),  # Cyrillic о
+        repair("b", "tempo!\u1aa8", "tempo\u093e!\u1aa8", "obvious_typo"),  # vowel sign aa
+    ]
+    reasons = [review_repairs([p], text, locale="pt")[0].reason for p in proposed]
+    assert reasons == [SENTENCE_TERMINAL, "mixed_script_added", "mixed_script_added"]
