@@ -2,9 +2,11 @@
 scripts, a code block's layout, numbers, dates, scores, names, quotations (spec 7.1, 8.2 step 6).
 
 A replacement is judged as written: what the character diff inserts may hold no hidden
-character (``chars.is_hidden``), and every word the edit writes must be of one script (UTS #39)
-unless the words it replaces already mixed scripts. A ``unicode`` fix only removes such
-characters, so it passes; a typo fix that slips a control into its word does not.
+character (``chars.is_hidden``), and the letters and marks of every word the edit writes must be
+of one script (UTS #39) unless the words it replaces already mixed scripts: a punctuation mark
+of another script that ICU's word rules join to a word is no letter of that script. A
+``unicode`` fix only removes such characters, so it passes; a typo fix that slips a control
+into its word does not.
 
 Each protection returns None when the edit passes, else its reason code (the codes are listed
 in ``article_runtime.harness.repairs``).
@@ -23,7 +25,7 @@ from article_runtime.text.numbers import (
     numeric_runs,
     numeric_signature,
 )
-from article_runtime.text.scripts import is_single_script
+from article_runtime.text.scripts import letters_single_script
 from article_runtime.text.segments import Token
 
 __all__ = ["PROTECTIONS"]
@@ -49,7 +51,7 @@ COMPUTED: frozenset[str] = frozenset({"encoding", "unicode"})
 
 
 def _single_script(tokens: Sequence[Token]) -> bool:
-    return all(is_single_script(t.text) for t in tokens if t.kind != "none")
+    return all(letters_single_script(t.text) for t in tokens if t.kind != "none")
 
 
 def _protect_written(edit: Edit, _: str) -> str | None:

@@ -4,6 +4,8 @@
 such as digits, punctuation and combining marks, belong to none). ``is_unspaced`` flags words
 from scripts written without spaces between words (Han, kana, Thai...): their ICU word
 segments come from a dictionary and may cut a word differently out of context.
+``is_single_script`` is UTS #39's test of a whole string; ``letters_single_script`` asks it of
+a word's letters and marks alone, which is what "a letter of another script" means.
 """
 
 from __future__ import annotations
@@ -16,6 +18,9 @@ _NEUTRAL_SCRIPTS = frozenset({icu.UScriptCode.COMMON, icu.UScriptCode.INHERITED}
 # Line_Break classes of characters that sit between letters with no space: ideographic (ID),
 # complex-context South-East Asian (SA), conditional Japanese starter (CJ, small kana).
 _UNSPACED_LINE_BREAK = frozenset({"ID", "SA", "CJ"})
+# General categories L* and M*: what a word is spelled with. Punctuation, symbols and digits
+# carry a script too (Tai Tham's sign kaan, Devanagari digits) but are no letters of it.
+_LETTERS_AND_MARKS = icu.UnicodeSet("[[:L:][:M:]]")
 
 
 def letter_scripts(text: str) -> frozenset[str]:
@@ -54,3 +59,12 @@ def is_single_script(word: str) -> bool:
     one, Common and Inherited agreeing with all and Han with kana or Hangul (Japanese, Korean).
     ``gоvernment`` with a Cyrillic ``о`` fails; ``食べる`` passes."""
     return int(_single_script_checker().check(word)) == 0
+
+
+def letters_single_script(word: str) -> bool:
+    """``is_single_script`` of ``word``'s letters and marks only (issue 35 section 2: "a letter of
+    another script"). ICU's word rules join some marks of another script to a Latin word (a
+    Tai Tham sentence terminal after ``tempo`` makes one word ``tempo᪨``): a punctuation mark,
+    not a letter, so the word is still Latin; a Cyrillic ``о`` or a Devanagari vowel sign in it
+    is not."""
+    return is_single_script("".join(ch for ch in word if _LETTERS_AND_MARKS.contains(ch)))

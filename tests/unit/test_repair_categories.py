@@ -366,3 +366,29 @@ def test_a_code_block_takes_computed_fixes_only_and_keeps_its_layout() -> None:
         "verbatim_block",
         "accepted_unicode",
     ]
+
+
+def test_a_punctuation_mark_of_another_script_is_no_letter_of_it() -> None:
+    """Issue 35 section 2 refuses "a letter of another script". ICU joins Tai Tham's sign kaan
+    (U+1AA8, punctuation) to the Latin word before it, so dropping the ``!`` of ``!᪨`` writes
+    one word ``tempo᪨``: it is still tone (a terminal goes), not a foreign letter; a Cyrillic
+    letter or a Devanagari vowel sign written into the word is one."""
+    text = {"b": "Chegou o tempo!\u1aa8 A casa ficou."}
+    proposed = [
+        repair("b", "tempo!\u1aa8", "tempo\u1aa8", "punctuation_corruption"),
+        repair("b", "tempo!\u1aa8", "temp\u043e!\u1aa8", "obvious_typo"),  # Cyrillic о
+        repair("b", "tempo!\u1aa8", "tempo\u093e!\u1aa8", "obvious_typo"),  # vowel sign aa
+    ]
+    reasons = [review_repairs([p], text, locale="pt")[0].reason for p in proposed]
+    assert reasons == [SENTENCE_TERMINAL, "mixed_script_added", "mixed_script_added"]
+
+
+def test_a_word_of_one_language_can_be_a_misspelling_in_another() -> None:
+    """``dias`` is Portuguese, and in Spanish a common web misspelling of ``días`` (wordfreq
+    lists it among the 2000 commonest Spanish words): es_ES rejects it and suggests ``días``
+    first, so the fix is made in a Spanish article (like ``definately``, issue 35) and refused in
+    a Portuguese one, whose dictionaries know the word."""
+    fix = repair("b", "os dias", "os días", "obvious_typo")
+    [es] = review_repairs([fix], {"b": "Pasaron los dias de lluvia."}, locale="es")
+    [pt] = review_repairs([fix], {"b": "Passaram os dias de chuva."}, locale="pt")
+    assert (es.reason, pt.reason) == ("accepted_obvious_typo", "real_word_swap")
