@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import asyncio
 import functools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -406,7 +407,9 @@ def test_the_command_discovery_reads_the_docs() -> None:
 
 @functools.cache
 def app_wiring() -> Wiring:
-    """One worker app for the views and metrics tests (nothing connects until it runs)."""
+    """One worker app for the views and metrics tests (nothing connects until it runs), on
+    its own event loop: Faust asks for the current one, which Python 3.12+ no longer makes."""
+    asyncio.set_event_loop(asyncio.new_event_loop())
     return create_app(WorkerSettings(KafkaConnection("127.0.0.1:9"), app_id="docs"), None)
 
 
@@ -415,6 +418,7 @@ def _close_the_app() -> Iterator[None]:
     yield
     if app_wiring.cache_info().currsize:
         app_wiring().app.loop.close()
+        asyncio.set_event_loop(None)
 
 
 def routes() -> set[str]:
