@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import cast
 
 import pytest
+from faust.transport.drivers.aiokafka import Consumer
 from faust.web.drivers.aiohttp import Web as AiohttpWeb
 
 from article_runtime.cli import build_parser
@@ -417,7 +418,10 @@ def app_wiring() -> Wiring:
 def _close_the_app() -> Iterator[None]:
     yield
     if app_wiring.cache_info().currsize:
-        app_wiring().app.loop.close()
+        app = app_wiring().app
+        # reading the metrics made the consumer, whose thread has a loop of its own
+        cast("Consumer", app.consumer)._thread.thread_loop.close()
+        app.loop.close()
         asyncio.set_event_loop(None)
 
 
