@@ -22,6 +22,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from article_runtime.candidates.dates import date_from_html, normalize_date
 from article_runtime.candidates.jsonld import article_objects, jsonld_objects, person_names, texts
+from article_runtime.candidates.site_name import host_labels, with_site_removed
 from article_runtime.candidates.urls import absolute_url, is_url
 from article_runtime.model.candidates import (
     Decisions,
@@ -58,13 +59,15 @@ def extract_metadata(
 ) -> tuple[MetadataCandidates, Decisions]:
     """Candidates for the model to choose from, and the decisions it may not change."""
     page = _page(tree, feed)
+    published_at, published_source = _published(page, page_url)
+    source_url, url_source = _source_url(page, page_url)
+    titles = _collect("t", page, _TITLE_ORDER, MAX_TEXT)
+    names = [*_site_names(page), *host_labels(page_url or source_url)]
     candidates = MetadataCandidates(
-        title=_collect("t", page, _TITLE_ORDER, MAX_TEXT),
+        title=with_site_removed(titles, names, MAX_CANDIDATES),
         subtitle=_collect("s", page, _SUBTITLE_ORDER, MAX_TEXT),
         author=_collect("a", page, _AUTHOR_ORDER, MAX_AUTHOR_TEXT),
     )
-    published_at, published_source = _published(page, page_url)
-    source_url, url_source = _source_url(page, page_url)
     decisions = Decisions(
         published_at=published_at,
         published_at_source=published_source,
@@ -194,6 +197,24 @@ _TITLE_ORDER: tuple[tuple[str, Source], ...] = (
     ("json-ld:name", _jsonld("name")),
     ("title", _css("head title", first=True)),
 )
+
+_SITE_TYPES = frozenset({"WebSite", "Organization", "NewsMediaOrganization", "Corporation"})
+
+
+def _site_names(page: _Page) -> Iterator[str]:
+    """The names the page gives its site: ``og:site_name`` and kin, then JSON-LD websites,
+    organizations and article publishers (schema.org types, no word of a language)."""
+    for key in ("og:site_name", "application-name", "apple-mobile-web-app-title"):
+        yield from page.metas.get(key, [])
+    for obj in islice(page.objects, MAX_PER_SOURCE):
+        kinds = obj.get("@type")
+        kinds = kinds if isinstance(kinds, list) else [kinds]
+        if any(isinstance(kind, str) and kind in _SITE_TYPES for kind in kinds):
+            yield from texts(obj.get("name"))
+        publisher = obj.get("publisher")
+        if isinstance(publisher, dict):
+            yield from texts(publisher.get("name"))
+
 
 # --- subtitles ---------------------------------------------------------------------------
 

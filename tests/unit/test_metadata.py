@@ -95,7 +95,7 @@ def test_title_order_h1_in_article_first_and_duplicates_merge() -> None:
     )
     cands, _ = run(html)
     assert [(c.text, c.source) for c in cands.title] == [
-        ("Bridge closed", "h1+og:title+twitter:title"),
+        ("Bridge closed", "h1+og:title+twitter:title+site-removed"),  # the <title> agrees too
         ("Bridge closed | Daily Example", "title"),
     ]
 
