@@ -107,3 +107,40 @@ def test_a_shown_heading_does_not_override_an_agreed_h1() -> None:
 def test_no_usable_candidate() -> None:
     assert choose_title(_titles(("h1", "  "))) is None
     assert choose_title([]) is None
+
+
+def test_an_h1_in_capitals_yields_to_the_same_headline_as_typed() -> None:
+    for h1, typed in (
+        ("SUPPORTING GAAP COMPLIANCE", "GAAP Compliance: Applying Best Practices"),
+        ("WAHLERGEBNISSE AUS BERLIN", "Wahlergebnisse aus Berlin am Sonntag"),
+        ("ИТОГИ ГОДА", "Итоги года: что изменилось"),
+    ):
+        got = choose_title(_titles(("h1", h1), ("json-ld:headline", "x"), ("og:title", typed)))
+        assert got is not None and got.text == typed, h1
+
+
+def test_an_h1_in_capitals_stays_without_a_typed_form_or_in_a_caseless_script() -> None:
+    for h1, other in (
+        ("BRIDGE CLOSED", "BRIDGE CLOSED | DAILY"),  # the other is in capitals too
+        ("橋が閉鎖された", "橋が閉鎖された理由"),  # no case at all: never "in capitals only"
+        ("Bridge closed", "Bridge closed on Monday"),  # not in capitals
+    ):
+        got = choose_title(_titles(("h1", h1), ("og:title", other)))
+        assert got is not None and got.id == "t1", h1
+
+
+def test_a_label_before_another_candidate_in_the_h1_yields() -> None:
+    for h1 in ("Blog: Best agencies of 2025", "News — Best agencies of 2025"):
+        got = choose_title(_titles(("h1", h1), ("og:title+title", "Best agencies of 2025")))
+        assert got is not None and got.text == "Best agencies of 2025", h1
+
+
+def test_a_longer_lead_or_one_without_punctuation_keeps_the_h1() -> None:
+    for h1 in (
+        "The best agencies in the country, ranked: Agencies 2025",  # the lead is longer
+        "Dec 18 2025 Best agencies of 2025",  # no punctuation before the candidate
+        "The Best agencies of 2025",  # a word of the headline, not a label
+    ):
+        other = h1.split(": ")[-1] if ": " in h1 else "Best agencies of 2025"
+        got = choose_title(_titles(("h1", h1), ("og:title", other)))
+        assert got is not None and got.id == "t1", h1
