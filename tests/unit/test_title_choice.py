@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from article_runtime.model.candidates import Block, MetadataCandidate
 from article_runtime.title_choice import choose_title
 
@@ -144,3 +147,47 @@ def test_a_longer_lead_or_one_without_punctuation_keeps_the_h1() -> None:
         other = h1.split(": ")[-1] if ": " in h1 else "Best agencies of 2025"
         got = choose_title(_titles(("h1", h1), ("og:title", other)))
         assert got is not None and got.id == "t1", h1
+
+
+def test_the_spelling_more_sources_give_wins_among_typographic_twins() -> None:
+    got = choose_title(
+        _titles(
+            ("h1", "Why Hasn\u2019t Tutoring Worked?"),
+            ("json-ld:headline+og:title+title", "Why Hasn't Tutoring Worked?"),
+        )
+    )
+    assert got is not None and got.id == "t2"
+    for other in ("og:title", "og:title+title"):  # as many sources or fewer: the choice stays
+        got = choose_title(
+            _titles(
+                ("h1+json-ld:headline", "\u00abBridge\u00bb closed"), (other, '"Bridge" closed')
+            )
+        )
+        assert got is not None and got.id == "t1", other
+
+
+def test_twins_differ_only_in_typography() -> None:
+    """A rewording is no twin, however many sources give it."""
+    got = choose_title(
+        _titles(
+            ("h1", "Why Hasn\u2019t Tutoring Worked?"),
+            ("og:title+title+json-ld:name", "Why Tutoring Failed"),
+        )
+    )
+    assert got is not None and got.id == "t1"
+
+
+_QUOTES = st.sampled_from(["'", "\u2018", "\u2019", "\u201b", "\u2032"])
+
+
+@given(
+    st.lists(st.text(alphabet="abcxyz ", min_size=1, max_size=6), min_size=1, max_size=4),
+    _QUOTES,
+    _QUOTES,
+)
+def test_any_quote_spelling_of_a_title_is_its_twin(
+    parts: list[str], mine: str, theirs: str
+) -> None:
+    h1, other = mine.join(parts) + "!", theirs.join(parts) + "!"
+    got = choose_title(_titles(("h1", h1), ("og:title+twitter:title", other)))
+    assert got is not None and got.text == other
