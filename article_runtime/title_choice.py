@@ -34,13 +34,13 @@ two rules, 0.827 with the shown headline too (0.825 with headings only); 0.838 o
 builder offers ``<title>`` and its kin without the site's name (candidates/site_name.py: it
 also counts as support, so an ``h1`` the ``<title>`` agrees with is no longer lone), 0.842 with
 the capitals rule, 0.845 with the label rule, 0.848 with the spelling (bench/run.py, strict
-comparison; 0.859, 0.870, 0.875, 0.877 and 0.877 with typography folded, the comparison the benchmark's machine-written truth
-calls for: see bench/run.py). What is left is mostly the benchmark's own choice between the
-``h1`` and a metadata variant of it (an SEO rewording): no rule on agreement, sources or shared
-words separates those cases. Before the site-removed candidates and the last two rules, on
-lone-``h1`` pages where another candidate differed, the ``h1`` was right 181 times, the
-best-supported other candidate 46 times, and an agreement vote, with ``<title>`` stripped of
-the site's name counted as support, fell to 0.748.
+comparison; 0.859, 0.870, 0.875, 0.877 and 0.877 with typography folded, the comparison
+the benchmark's machine-written truth calls for: see bench/run.py). What is left is mostly
+the benchmark's own choice between the ``h1`` and a metadata variant of it (an SEO rewording):
+no rule on agreement, sources or shared words separates those cases. Before the site-removed
+candidates and the last three rules, on lone-``h1`` pages where another candidate differed,
+the ``h1`` was right 181 times, the best-supported other candidate 46 times, and an agreement
+vote, with ``<title>`` stripped of the site's name counted as support, fell to 0.748.
 """
 
 from __future__ import annotations
