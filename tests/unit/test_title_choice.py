@@ -191,3 +191,25 @@ def test_any_quote_spelling_of_a_title_is_its_twin(
     h1, other = mine.join(parts) + "!", theirs.join(parts) + "!"
     got = choose_title(_titles(("h1", h1), ("og:title+twitter:title", other)))
     assert got is not None and got.text == other
+
+
+def test_a_markup_title_taken_over_the_h1_yields_to_its_cut_form() -> None:
+    """The h1 is a vote count, passed over; og:title carries the site's name."""
+    got = choose_title(
+        _titles(
+            ("h1", "94"),
+            ("og:title+twitter:title", "Scalable Interpretability — Example Forum"),
+            ("site-removed", "Scalable Interpretability"),
+        )
+    )
+    assert got is not None and got.text == "Scalable Interpretability"
+
+
+def test_a_chosen_h1_never_yields_to_a_cut_form() -> None:
+    got = choose_title(
+        _titles(
+            ("h1+json-ld:headline", "Spice Data Accelerator | Spice AI"),
+            ("site-removed", "Spice Data Accelerator"),
+        )
+    )
+    assert got is not None and got.id == "t1"
