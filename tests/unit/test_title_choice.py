@@ -213,3 +213,20 @@ def test_a_chosen_h1_never_yields_to_a_cut_form() -> None:
         )
     )
     assert got is not None and got.id == "t1"
+
+
+def test_dashes_make_typographic_twins_too() -> None:
+    got = choose_title(
+        _titles(
+            ("h1", "Brains Are Not Required\u2014Cells Can Do It"),
+            ("json-ld:headline+og:title+twitter:title", "Brains Are Not Required--Cells Can Do It"),
+        )
+    )
+    assert got is not None and got.id == "t2"
+    got = choose_title(
+        _titles(
+            ("h1+json-ld:headline", "Bread Machines \u2013 My Favorites!"),
+            ("og:title", "Bread Machines - My Favorites!"),
+        )
+    )
+    assert got is not None and got.id == "t1"
