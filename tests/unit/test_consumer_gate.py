@@ -62,7 +62,10 @@ def record(tp: TP, offset: int) -> ConsumerRecord[bytes, bytes]:
 def consumer(monkeypatch: pytest.MonkeyPatch) -> Iterator[Consumer]:
     """The worker's own consumer, as ``create_app`` builds it, never connected: the Kafka
     client's fetch returns what ``fetch`` below hands it, and rebalance callbacks reach no
-    table or agent."""
+    table or agent. It gets its own event loop: Faust asks for the current one, which Python
+    3.12+ no longer makes (alone, these tests failed with 'There is no current event loop')."""
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
     w = create_app(WorkerSettings(KafkaConnection("127.0.0.1:9")), None)
     made = cast(Consumer, w.app.consumer)
 
@@ -76,6 +79,8 @@ def consumer(monkeypatch: pytest.MonkeyPatch) -> Iterator[Consumer]:
         yield made
     finally:
         made._thread.thread_loop.close()
+        loop.close()
+        asyncio.set_event_loop(None)
 
 
 def fetch(

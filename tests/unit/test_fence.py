@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import unicodedata
+from unittest import mock
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from article_runtime.enrichment.model import EnrichmentInput, Entity, EvidenceBlock
+from article_runtime.llm import fence as fence_module
 from article_runtime.llm.prompts import load_prompt
 from article_runtime.llm.render import (
     DATA_CLOSE,
@@ -186,3 +188,30 @@ def test_a_context_without_the_data_fence_has_no_prefix() -> None:
     text = context_text(hygiene_messages(load_prompt("article_content_hygiene"), candidate_set()))
     prefix, rest = split_prefix(text)
     assert prefix + rest == text and prefix.endswith(f"\n{DATA_OPEN}\n")
+
+
+# Text that cannot name the fence: no hidden character (letters with case, digits, marks of
+# punctuation, symbols and spaces have none) and nothing that reads as the name's "_".
+ORDINARY = st.text(
+    st.characters(categories=["Lu", "Ll", "Lt", "Nd", "P", "S", "Zs"]).filter(
+        lambda ch: "_" not in unicodedata.normalize("NFKC", ch)
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=300)
+@given(ORDINARY)
+@example("")
+@example("Prefeitura anuncia obras na Avenida Paulista < 2026 / article data")
+@example("\uff21\uff32\uff34\uff29\uff23\uff2c\uff25 Stra\u00dfe \u0130stanbul")
+def test_text_that_cannot_name_the_fence_is_not_read_character_by_character(text: str) -> None:
+    """The fence runs on every block of every article: text with no hidden character and no
+    reading of the name is passed in one pass of ICU's C code, without the per-character walk
+    (which the hidden-character and tag tests above exercise)."""
+
+    def walked(data: str) -> tuple[str, list[int]]:
+        raise AssertionError(f"read character by character: {data!r}")
+
+    with mock.patch.object(fence_module, "_seen", walked):
+        assert fence(text) == text
