@@ -53,6 +53,7 @@ import unicodedata
 from collections.abc import Sequence
 
 from article_runtime.candidates.site_name import SOURCE as SITE_REMOVED
+from article_runtime.candidates.site_name import skeleton
 from article_runtime.model.candidates import Block, MetadataCandidate
 from article_runtime.text.segments import words
 
@@ -63,11 +64,6 @@ H1 = "h1"
 
 def _fold(text: str) -> str:
     return " ".join(text.casefold().split())
-
-
-def _skeleton(text: str) -> str:
-    """Letters and digits only, case-folded: the same title whatever its punctuation."""
-    return "".join(ch for ch in text.casefold() if ch.isalnum())
 
 
 def _words(text: str) -> set[str]:
@@ -96,10 +92,10 @@ def _not_the_headline(h1: str, others: Sequence[str]) -> bool:
     mine = _words(h1)
     if not any(mine & _words(other) for other in others):
         return True
-    skeletons = {_skeleton(other) for other in others}
+    skeletons = {skeleton(other) for other in others}
     for other in others:
         rest = _rest(_fold(h1), _fold(other))
-        if rest is not None and _skeleton(rest) in skeletons and len(_words(rest)) > len(mine):
+        if rest is not None and skeleton(rest) in skeletons and len(_words(rest)) > len(mine):
             return True
     return False
 
@@ -134,12 +130,12 @@ def _shown_above(
     that block comes before the ``h1``'s own block (or the ``h1`` is no block at all)."""
     first: dict[str, int] = {}
     for at, block in enumerate(blocks):
-        first.setdefault(_skeleton(block.text), at)
-    h1 = _skeleton(usable[0].text)
+        first.setdefault(skeleton(block.text), at)
+    h1 = skeleton(usable[0].text)
     limit = first.get(h1, len(blocks))
     shown: tuple[int, MetadataCandidate] | None = None
     for candidate in usable[1:]:
-        key = _skeleton(candidate.text)
+        key = skeleton(candidate.text)
         at = first.get(key, limit)
         if key and key != h1 and at < limit and (shown is None or at < shown[0]):
             shown = (at, candidate)

@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 
 from article_runtime.model.candidates import MetadataCandidate
 
-__all__ = ["SOURCE", "host_labels", "with_site_removed", "without_site_name"]
+__all__ = ["SOURCE", "host_labels", "skeleton", "with_site_removed", "without_site_name"]
 
 SOURCE = "site-removed"
 _SEPARATOR_CATEGORIES = frozenset({"Pd", "Po", "Sm", "Pi", "Pf"})
@@ -32,7 +32,8 @@ _MIN_NAME = 3  # shorter names and labels ("go", "ml") must match whole, never a
 _NOT_FROM = frozenset({"h1", SOURCE})  # the page's visible heading is never cut
 
 
-def _skeleton(text: str) -> str:
+def skeleton(text: str) -> str:
+    """Letters and digits only, case-folded: the same name or title whatever its punctuation."""
     return "".join(ch for ch in text.casefold() if ch.isalnum())
 
 
@@ -47,10 +48,7 @@ def _names_match(part: str, name: str) -> bool:
     if len(part) < _MIN_NAME or len(name) < _MIN_NAME:
         return part == name
     return (
-        part.startswith(name)
-        or part.endswith(name)
-        or name.startswith(part)
-        or (name.endswith(part))
+        part.startswith(name) or part.endswith(name) or name.startswith(part) or name.endswith(part)
     )
 
 
@@ -62,13 +60,13 @@ def host_labels(url: str | None) -> list[str]:
     if not labels:
         return []
     named = [label for label in labels[:-1] if label != "www"] or labels
-    return [*named, _skeleton(".".join(labels[-2:]))]
+    return [*named, skeleton(".".join(labels[-2:]))]
 
 
 def _is_site_name(part: str, names: Iterable[str]) -> bool:
-    skeleton = _skeleton(part)
-    return bool(skeleton) and any(
-        _names_match(skeleton, _skeleton(name)) for name in names if _skeleton(name)
+    mine = skeleton(part)
+    return bool(mine) and any(
+        _names_match(mine, skeleton(name)) for name in names if skeleton(name)
     )
 
 
@@ -80,8 +78,8 @@ def without_site_name(text: str, names: Sequence[str]) -> str | None:
         at
         for at, token in enumerate(tokens)
         if _is_separator(token)
-        and _skeleton(" ".join(tokens[:at]))
-        and _skeleton(" ".join(tokens[at + 1 :]))
+        and skeleton(" ".join(tokens[:at]))
+        and skeleton(" ".join(tokens[at + 1 :]))
     ]
     if not cuts:
         return None
