@@ -79,6 +79,35 @@ def test_a_fetch_of_an_ended_epoch_registers_nothing() -> None:
     assert gate.committable() == {}
 
 
+def test_a_commit_for_some_partitions_gives_exactly_theirs() -> None:
+    """Faust asks for the offsets of the partitions it commits (those still assigned): one it
+    did not ask for is never committed, and one it asked for is, whichever was fetched first."""
+    gate = CommitGate()
+    epoch = gate.begin()
+    gate.resume()
+    gate.fetched(epoch, TPS[0], [4])
+    gate.fetched(epoch, TPS[1], [9])
+    assert gate.acked(epoch, TPS[0], 4)
+    assert gate.acked(epoch, TPS[1], 9)
+    assert gate.committable([TPS[1]]) == {TPS[1]: 10}
+    assert gate.committable([TPS[0]]) == {TPS[0]: 5}
+    assert gate.committable([]) == {}
+    assert gate.committable() == {TPS[0]: 5, TPS[1]: 10}
+
+
+def test_a_partition_fetched_with_no_records_hides_no_other() -> None:
+    """A batch without records registers nothing to commit for its partition, and the
+    partitions registered after it are still committed."""
+    gate = CommitGate()
+    epoch = gate.begin()
+    gate.resume()
+    gate.fetched(epoch, TPS[0], [])
+    gate.fetched(epoch, TPS[1], [2])
+    assert gate.acked(epoch, TPS[1], 2)
+    assert gate.committable() == {TPS[1]: 3}
+    assert gate.committable([TPS[0], TPS[1]]) == {TPS[1]: 3}
+
+
 # -- property: random histories ------------------------------------------------------------------
 
 
