@@ -6,11 +6,14 @@ import json
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
+from pydantic_core import InitErrorDetails
 
+from article_runtime.harness import steps
 from article_runtime.harness.pipeline import run_hygiene_harness, validate
 from article_runtime.harness.steps import STEP_NAMES
-from article_runtime.model import Block, LinkCandidate
-from tests.factories import candidate_set, proposal
+from article_runtime.model import Block, HygieneProposal, LinkCandidate
+from tests.factories import LINKED, PARAGRAPH, candidate_set, proposal
 
 EXPECTED_MARKDOWN = (
     "## Plano contra enchentes\n\n"
@@ -259,3 +262,146 @@ def test_more_repairs_than_the_schema_allows_are_refused_whole() -> None:
               "category": "spacing", "justification": "x"}  # fmt: skip
     assert outcome_of(proposal(repairs=[repair] * 64))[1] != "schema_violation"
     assert outcome_of(proposal(repairs=[repair] * 65)) == (False, "schema_violation", 2)
+
+
+# -- repairs as they reach the article ---------------------------------------------------------
+
+
+def _fix(target: str, original: str, replacement: str, category: str) -> dict[str, str]:
+    return {"target_id": target, "original": original, "replacement": replacement,
+            "category": category, "justification": "x"}  # fmt: skip
+
+
+def _with_texts(texts: dict[str, str], **overrides: Any) -> Any:
+    """The factory's page with some blocks' texts replaced (links re-pointed to their text)."""
+    base = candidate_set()
+    blocks = [b.model_copy(update={"text": texts.get(b.id, b.text)}) for b in base.blocks]
+    by_id = {b.id: b for b in blocks}
+    links = [ln.model_copy(update={"start": by_id[ln.block_id].text.index(ln.text)})
+             for ln in base.links]  # fmt: skip
+    return candidate_set(**({"blocks": blocks, "links": links} | overrides))
+
+
+def test_accepted_repairs_reach_the_article_and_rejected_ones_do_not() -> None:
+    paragraph = PARAGRAPH.replace("anunciou", "anun\u200bciou")
+    repairs = [
+        _fix("b2", "anun\u200bciou", "anunciou", "unicode"),
+        _fix("b2", "bilhão", "milhão", "obvious_typo"),  # a real word for another: refused
+    ]
+    result = run_hygiene_harness(
+        _with_texts({"b2": paragraph}),
+        proposal(repairs=repairs),
+        source_html=b"",
+        path="primary",
+        source="x",
+    )
+    assert result.article is not None
+    assert "A prefeitura do Rio anunciou nesta" in result.article.markdown
+    assert "\u200b" not in result.article.markdown
+    assert "bilhão" in result.article.markdown and "milhão" not in result.article.markdown
+    assert [r.original for r in result.repairs.applied] == ["anun\u200bciou"]
+    assert [r.original for r in result.repairs.rejected] == ["bilhão"]
+    assert [s.detail for s in result.report.steps[5:8]] == [None, "1 applied, 1 rejected", None]
+
+
+def test_a_repair_may_cross_the_edge_of_a_link_that_is_not_kept() -> None:
+    """A link left out renders as plain text: nothing in the block is cut at its edges."""
+    linked = LINKED.replace("no Diário", "no\u200b Diário")
+    fix = _fix("b3", "no\u200b Diário", "no Diário", "unicode")
+    candidates = _with_texts({"b3": linked})
+    dropped = run_hygiene_harness(
+        candidates,
+        proposal(kept_link_ids=[], repairs=[fix]),
+        source_html=b"",
+        path="primary",
+        source="x",
+    )
+    assert dropped.article is not None
+    assert "detalhado no Diário Oficial e prevê" in dropped.article.markdown
+    assert [r.original for r in dropped.repairs.applied] == [fix["original"]]
+    kept = run_hygiene_harness(
+        candidates, proposal(repairs=[fix]), source_html=b"", path="primary", source="x"
+    )
+    assert kept.article is not None
+    assert [r.reason for r in kept.repairs.rejected] == ["crosses_link_boundary"]
+    assert "no\u200b [Diário Oficial](https://example.org/do)" in kept.article.markdown
+
+
+@pytest.mark.parametrize(
+    "url", ["https://evil.example/x", "http://evil.example", "www.evil.example", "WWW.evil.example"]
+)
+def test_a_repair_that_brings_in_a_url_fails_the_proposal(url: str) -> None:
+    repairs = [_fix("b2", "zona norte.", f"zona norte. {url}", "spacing")]
+    assert outcome_of(proposal(repairs=repairs)) == (False, "ungrounded_url", 7)
+    _, report = validate(candidate_set(), proposal(repairs=repairs))
+    assert report.steps[6].detail == url
+
+
+def test_code_blocks_take_only_encoding_and_unicode_fixes() -> None:
+    code = Block(id="b7", type="code", text="total  = soma(1,  2)", container_id="c1",
+                 extractors=["dom"])  # fmt: skip
+    base = candidate_set()
+    paragraph = PARAGRAPH.replace("para conter", "para  conter")
+    blocks = [b.model_copy(update={"text": paragraph}) if b.id == "b2" else b for b in base.blocks]
+    candidates = candidate_set(blocks=[*blocks, code])
+    repairs = [
+        _fix("b7", "total  =", "total =", "spacing"),
+        _fix("b2", "para  conter", "para conter", "spacing"),
+    ]
+    result = run_hygiene_harness(
+        candidates,
+        proposal(kept_block_ids=["b1", "b2", "b3", "b4", "b5", "b7"], repairs=repairs),
+        source_html=b"",
+        path="primary",
+        source="x",
+    )
+    assert result.article is not None
+    assert [r.reason for r in result.repairs.rejected] == ["verbatim_block"]
+    assert [r.original for r in result.repairs.applied] == ["para  conter"]
+    assert "total  = soma(1,  2)" in result.article.markdown
+    assert "bilhão para conter enchentes" in result.article.markdown
+
+
+@pytest.mark.parametrize(("words", "valid"), [(14, False), (15, True)])
+def test_an_article_needs_fifteen_words(words: int, valid: bool) -> None:
+    text = " ".join(["casa", "rio", "mar", "sol", "lua"] * 3)
+    text = " ".join(text.split()[:words]) + "."
+    blocks = [Block(id="b1", type="paragraph", text=text, container_id="c1", extractors=["dom"])]
+    candidates = candidate_set(blocks=blocks, links=[], images=[])
+    _, report = validate(candidates, proposal(kept_block_ids=["b1"], kept_link_ids=[],
+                                              kept_image_ids=[]))  # fmt: skip
+    assert (report.valid, report.reason) == (valid, None if valid else "content_too_short")
+
+
+@pytest.mark.parametrize("error", [KeyError("b9"), ValueError("bad")])
+def test_an_assembly_bug_fails_step_8_and_does_not_crash(
+    error: Exception, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Steps 3-7 leave assembly nothing to refuse; should it raise anyway, the proposal fails
+    (the caller falls back) instead of the worker."""
+
+    def broken(*_: Any) -> Any:
+        raise error
+
+    monkeypatch.setattr(steps, "assemble", broken)
+    assert outcome_of(proposal()) == (False, "assembly_failed", 8)
+
+
+def test_a_proposal_the_schema_admits_and_the_model_refuses_is_a_schema_violation(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The schema and the model disagreeing is a contract bug: the proposal fails, nothing
+    crashes."""
+
+    class Refusing(HygieneProposal):
+        @classmethod
+        def model_validate(cls, *_: Any, **__: Any) -> Any:
+            missing: InitErrorDetails = {
+                "type": "missing",
+                "loc": ("title_candidate_id",),
+                "input": {},
+            }
+            raise ValidationError.from_exception_data("HygieneProposal", [missing])
+
+    monkeypatch.setattr(steps, "HygieneProposal", Refusing)
+    assert outcome_of(proposal()) == (False, "schema_violation", 2)
