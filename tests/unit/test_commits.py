@@ -79,6 +79,17 @@ def test_a_fetch_of_an_ended_epoch_registers_nothing() -> None:
     assert gate.committable() == {}
 
 
+def test_a_new_gate_counts_no_ack_before_the_flow_runs() -> None:
+    """Before the first assignment's flow starts, an ack is no evidence of work done."""
+    gate = CommitGate()
+    gate.fetched(gate.epoch, TPS[0], [0, 1])
+    assert not gate.acked(gate.epoch, TPS[0], 0)
+    assert gate.committable() == {TPS[0]: 0}
+    gate.resume()
+    assert gate.acked(gate.epoch, TPS[0], 0)
+    assert gate.committable() == {TPS[0]: 1}
+
+
 def test_a_commit_for_some_partitions_gives_exactly_theirs() -> None:
     """Faust asks for the offsets of the partitions it commits (those still assigned): one it
     did not ask for is never committed, and one it asked for is, whichever was fetched first."""
