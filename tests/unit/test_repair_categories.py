@@ -263,6 +263,20 @@ def test_a_forbidden_punctuation_change_split_in_pieces_is_refused_whole() -> No
     assert apply_repairs(text["b"], reviewed) == "Os vereadores, aprovaram o plano."
 
 
+def test_a_forbidden_change_split_in_pieces_is_refused_whichever_piece_comes_first() -> None:
+    """The same two pieces as above, the later one proposed first: the run of commas still
+    keeps one."""
+    text = {"b": "Os vereadores,, aprovaram o plano."}
+    first = repair("b", "vereadores,", "vereadores", "punctuation_corruption")
+    second = repair("b", ", aprovaram", " aprovaram", "punctuation_corruption")
+    reviewed = review_repairs([second, first], text, locale="pt")
+    assert [r.reason for r in reviewed] == [
+        "accepted_punctuation_corruption",
+        "combined_not_duplicated_or_stray",
+    ]
+    assert apply_repairs(text["b"], reviewed) == "Os vereadores, aprovaram o plano."
+
+
 def test_two_typo_fixes_of_one_word_are_judged_as_one_edit() -> None:
     """``gouvernemnt``: Hunspell's first suggestion is ``gouvernent`` (drop the m), the most
     frequent of its closest is ``gouvernement`` (add an e); each half alone is a fix, together
@@ -290,6 +304,36 @@ def test_repairs_far_apart_in_one_block_are_judged_apart() -> None:
     reviewed = review_repairs(repairs, text, locale="en")
     assert all(r.accepted for r in reviewed)
     assert apply_repairs(text["b"], reviewed) == "The government and the committee met, on Monday."
+
+
+def test_repairs_far_apart_are_judged_apart_in_any_order() -> None:
+    """The later typo proposed first: the earlier one is still judged on its own word."""
+    text = {"b": "The govenrment and the comittee met on Monday."}
+    repairs = [
+        repair("b", "comittee", "committee", "obvious_typo"),
+        repair("b", "govenrment", "government", "obvious_typo"),
+    ]
+    reviewed = review_repairs(repairs, text, locale="en")
+    assert [r.reason for r in reviewed] == ["accepted_obvious_typo", "accepted_obvious_typo"]
+    assert apply_repairs(text["b"], reviewed) == "The government and the committee met on Monday."
+
+
+def test_repairs_linked_through_a_third_are_judged_together() -> None:
+    """Three runs of commas, each fix touching the next: the first and last never touch, but
+    all three together remove three marks, one more than punctuation may."""
+    text = {"b": "Foi,, um,, jogo,, bom."}
+    first = repair("b", ",, um", ", um", "punctuation_corruption")
+    middle = repair("b", ",, jogo", ", jogo", "punctuation_corruption")
+    last = repair("b", ",, bom", ", bom", "punctuation_corruption")
+    reviewed = review_repairs([last, middle, first], text, locale="pt")
+    assert [r.reason for r in reviewed] == [
+        "accepted_punctuation_corruption",
+        "accepted_punctuation_corruption",
+        "combined_too_many_punctuation_changes",
+    ]
+    assert apply_repairs(text["b"], reviewed) == "Foi,, um, jogo, bom."
+    apart = review_repairs([first, last], text, locale="pt")  # not linked: judged apart
+    assert all(r.accepted for r in apart)
 
 
 def test_a_typo_beside_a_double_space_both_hold() -> None:
@@ -329,6 +373,29 @@ def test_an_encoding_fix_and_a_spacing_fix_side_by_side_both_hold() -> None:
     reviewed = review_repairs([fix, space], text, locale="pt")
     assert [r.reason for r in reviewed] == ["accepted_encoding", "accepted_spacing"]
     assert apply_repairs(text["b"], reviewed) == "A informação chegou ontem."
+
+
+def test_a_typo_before_a_double_space_fixed_first_both_hold() -> None:
+    """The fix after it in the text came first: the typo is judged where it stands."""
+    text = {"b": "The govenrment  announced the plan."}
+    typo = repair("b", "govenrment", "government", "obvious_typo")
+    space = repair("b", "  announced", " announced", "spacing")
+    reviewed = review_repairs([space, typo], text, locale="en")
+    assert [r.reason for r in reviewed] == ["accepted_spacing", "accepted_obvious_typo"]
+    assert apply_repairs(text["b"], reviewed) == "The government announced the plan."
+
+
+@pytest.mark.parametrize("block", ["\u200bgover nment said it.", "gover nment\u200b said it."])
+@pytest.mark.parametrize("unicode_first", [True, False])
+def test_a_fix_at_offset_0_and_one_beside_it_both_hold(block: str, unicode_first: bool) -> None:
+    """A repair at offset 0 is located like any other (0 is a place, not "none")."""
+    text = {"b": block}
+    debris = repair("b", "\u200b", "", "unicode")
+    join = repair("b", "gover nment", "government", "spacing")
+    order = [debris, join] if unicode_first else [join, debris]
+    reviewed = review_repairs(order, text, locale="en")
+    assert all(r.accepted for r in reviewed), [r.reason for r in reviewed]
+    assert apply_repairs(text["b"], reviewed) == "government said it."
 
 
 # --- roles: author and title lines read as names, code is verbatim ----------------------------

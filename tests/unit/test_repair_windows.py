@@ -293,3 +293,15 @@ def test_quotes_moved_by_neighbouring_repairs_decide_as_the_whole_block(
     whole = review_repairs(repairs, {"b": text}, locale="en", margin=None)
     windowed = review_repairs(repairs, {"b": text}, locale="en", margin=margin)
     assert _verdicts(windowed) == _verdicts(whole)
+
+
+def test_a_review_reads_a_bounded_amount_of_whole_blocks() -> None:
+    """A block of more than a megabyte with no cut: each repair must read it whole, and the
+    review refuses what would take it past its budget instead of reading on."""
+    marks = "abcdefgh"
+    text = "".join(f"{'x' * 150_000}{m}\u200b{m}" for m in marks)
+    repairs = [Repair(target_id="b", original=f"{m}\u200b{m}", replacement=m + m,
+                      category="unicode", justification="x") for m in marks]  # fmt: skip
+    reasons = [r.reason for r in review_repairs(repairs, {"b": text}, locale="en")]
+    assert reasons[0] == "accepted_unicode"
+    assert "review_budget_exhausted" in reasons

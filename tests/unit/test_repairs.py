@@ -196,6 +196,23 @@ def test_one_result_per_repair_in_input_order_and_overlaps_rejected() -> None:
     ]
 
 
+def test_a_repair_at_offset_0_overlaps_another_there() -> None:
+    """The same fix of the block's first character proposed twice: applied once."""
+    text = {"b": "\u200bgover nment said it."}
+    debris = repair("b", "\u200b", "", "unicode")
+    reviewed = review_repairs([debris, debris], text, locale="en")
+    assert [r.reason for r in reviewed] == ["accepted_unicode", "overlapping_repair"]
+    assert apply_repairs(text["b"], reviewed) == "gover nment said it."
+
+
+def test_an_original_found_twice_overlapping_is_ambiguous() -> None:
+    """``,,`` in a run of three commas names either pair: the model must say which."""
+    text = {"b": "Eles se encontraram,,, ontem."}
+    [reviewed] = review_repairs([repair("b", ",,", ",", "punctuation_corruption")], text)
+    assert reviewed.reason == "original_ambiguous"
+    assert apply_repairs(text["b"], [reviewed]) == text["b"]
+
+
 def test_overlap_only_counts_accepted_repairs() -> None:
     repairs = [
         repair("e1", "govenrment", "gov", "obvious_typo"),  # rejected: blocks nothing
