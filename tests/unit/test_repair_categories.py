@@ -336,6 +336,18 @@ def test_repairs_linked_through_a_third_are_judged_together() -> None:
     assert all(r.accepted for r in apart)
 
 
+@pytest.mark.parametrize("first_at_0_first", [True, False])
+def test_two_fixes_side_by_side_from_offset_0_are_judged_as_one(first_at_0_first: bool) -> None:
+    """One category on touching tokens, the first at the block's start: judged together, the
+    joint edit starts at offset 0 too."""
+    text = {"b": "Report  on  Monday it said."}
+    head = repair("b", "Report  on", "Report on", "spacing")
+    tail = repair("b", "  Monday", " Monday", "spacing")
+    reviewed = review_repairs([head, tail] if first_at_0_first else [tail, head], text, locale="en")
+    assert [r.reason for r in reviewed] == ["accepted_spacing", "accepted_spacing"]
+    assert apply_repairs(text["b"], reviewed) == "Report on Monday it said."
+
+
 def test_a_typo_beside_a_double_space_both_hold() -> None:
     """Different categories side by side: the second is judged on the text the first left."""
     text = {"b": "The govenrment  announced the plan."}

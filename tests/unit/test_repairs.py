@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from article_runtime.errors import ArticleRuntimeError
+from article_runtime.harness import repairs as repairs_module
 from article_runtime.harness.repairs import ReviewedRepair, apply_repairs, review_repairs
 from article_runtime.model.proposal import RepairCategory
 from tests.factories import mojibake, repair
@@ -232,6 +233,15 @@ def test_a_repair_may_not_cross_a_link_edge() -> None:
     assert inside.reason == "accepted_spacing"
 
 
+def test_a_repair_may_end_or_start_at_a_link_edge() -> None:
+    text = "Leia a reportagem  completa aqui."
+    proposed = repair("b", "reportagem  completa", "reportagem completa", "spacing")
+    end = text.index("completa") + len("completa")
+    for edges in ([end, len(text) - 1], [0, text.index("reportagem")]):
+        [reviewed] = review_repairs([proposed], {"b": text}, boundaries={"b": edges})
+        assert reviewed.reason == "accepted_spacing", edges
+
+
 def test_a_title_case_headline_keeps_its_words() -> None:
     title = {"t": "Governo Anuncia Novo Pacote Econômico"}
     proposed = repair("t", "Anuncia", "Anunica", "obvious_typo")
@@ -305,3 +315,26 @@ def test_apply_refuses_overlapping_repairs() -> None:
     with pytest.raises(ArticleRuntimeError) as caught:
         apply_repairs("abc", [first, second])
     assert caught.value.reason == "overlapping_repair"
+
+
+def test_a_review_that_raises_costs_that_repair_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bug in one category's check rejects its repair (``review_failed``), never applies it,
+    and the other repairs are judged as usual."""
+
+    def broken(*_: object) -> str | None:
+        raise RuntimeError("a bug in the check")
+
+    monkeypatch.setitem(repairs_module.CATEGORY_CHECKS, "spacing", broken)
+    reviewed = review_repairs(
+        [
+            repair("e1", "report  on", "report on", "spacing"),
+            repair("e1", "govenrment", "government", "obvious_typo"),
+        ],
+        EN,
+        locale="en",
+    )
+    assert [(r.accepted, r.reason) for r in reviewed] == [
+        (False, "review_failed"),
+        (True, "accepted_obvious_typo"),
+    ]
+    assert "report  on" in apply_repairs(EN["e1"], reviewed)
