@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from article_runtime.errors import ArticleRuntimeError
-from article_runtime.harness import repairs as repairs_module
+from article_runtime.harness import repair_checks
 from article_runtime.harness.repairs import ReviewedRepair, apply_repairs, review_repairs
 from article_runtime.model.proposal import RepairCategory
 from tests.factories import mojibake, repair
@@ -324,7 +324,7 @@ def test_a_review_that_raises_costs_that_repair_only(monkeypatch: pytest.MonkeyP
     def broken(*_: object) -> str | None:
         raise RuntimeError("a bug in the check")
 
-    monkeypatch.setitem(repairs_module.CATEGORY_CHECKS, "spacing", broken)
+    monkeypatch.setitem(repair_checks.CATEGORY_CHECKS, "spacing", broken)
     reviewed = review_repairs(
         [
             repair("e1", "report  on", "report on", "spacing"),
