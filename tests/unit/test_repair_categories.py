@@ -348,6 +348,19 @@ def test_two_fixes_side_by_side_from_offset_0_are_judged_as_one(first_at_0_first
     assert apply_repairs(text["b"], reviewed) == "Report on Monday it said."
 
 
+def test_encoding_fixes_judged_together_are_read_over_their_own_span() -> None:
+    """Two touching encoding fixes agree with ftfy over the text they cover; mojibake left
+    earlier in the block is not theirs to fix."""
+    text = {
+        "b": f"{mojibake('São Paulo')} e a {mojibake('informação')} {mojibake('educação')} hoje."
+    }
+    first = repair("b", mojibake("informação"), "informação", "encoding")
+    second = repair("b", " " + mojibake("educação"), " educação", "encoding")
+    reviewed = review_repairs([first, second], text, locale="pt")
+    assert [r.reason for r in reviewed] == ["accepted_encoding", "accepted_encoding"]
+    assert apply_repairs(text["b"], reviewed).endswith(" e a informação educação hoje.")
+
+
 def test_a_typo_beside_a_double_space_both_hold() -> None:
     """Different categories side by side: the second is judged on the text the first left."""
     text = {"b": "The govenrment  announced the plan."}
