@@ -361,6 +361,17 @@ def test_encoding_fixes_judged_together_are_read_over_their_own_span() -> None:
     assert apply_repairs(text["b"], reviewed).endswith(" e a informação educação hoje.")
 
 
+def test_a_fix_beside_another_is_judged_on_quotes_where_they_stand() -> None:
+    """The comma fix is judged in the text the debris fix left: the quotation after it is
+    where it was, not moved by the debris fix's offset."""
+    text = {"b": "o presidente\u200b,, que “o juiz falou sim senhor” e saiu."}
+    debris = repair("b", "\u200b", "", "unicode")
+    comma = repair("b", ",, que", ", que", "punctuation_corruption")
+    reviewed = review_repairs([debris, comma], text, locale="pt")
+    assert [r.reason for r in reviewed] == ["accepted_unicode", "accepted_punctuation_corruption"]
+    assert apply_repairs(text["b"], reviewed).startswith("o presidente, que “o juiz")
+
+
 def test_a_typo_beside_a_double_space_both_hold() -> None:
     """Different categories side by side: the second is judged on the text the first left."""
     text = {"b": "The govenrment  announced the plan."}
