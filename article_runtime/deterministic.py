@@ -24,17 +24,18 @@ precision on news pages; the union beats both once each side's typical mistakes 
   at the first chosen block: a standfirst kept above it brings no hero image;
 - a lede: a prose paragraph no extractor chose, between the headline (a block repeating the
   chosen title) and the first chosen block, is the story's opening, set apart from its body's
-  container: kept when it is prose-sized (``MIN_CHARS_OUTSIDE``), not link-dense, not the
-  chosen subtitle, and does not stand right after an image (there it is the image's caption).
-  te-dev found segments 1420 -> 1426 (unwanted unchanged), wcxb F1 -0.0001, aeb -0.0001;
-  without the caption rule aeb -0.0011 (photo credits and captions laid out as paragraphs);
+  container: kept when it is prose-sized (``MIN_CHARS_OUTSIDE``), not link-dense, not opened
+  by the chosen subtitle, and does not stand right after an image (there it is the image's
+  caption). te-dev found segments 1420 -> 1426 (unwanted unchanged), wcxb F1 the same,
+  aeb -0.0001; without the caption rule aeb -0.0011 (photo credits and captions laid out as
+  paragraphs);
 - the title is the article's field (the chosen metadata candidate), so a block repeating it
   is not repeated in the body; nor is a heading repeating the chosen subtitle (a standfirst
   laid out as a paragraph stays: both benchmarks count it as body text).
 
 The proposal must hold in the harness, or the article is lost although its blocks were fine.
 It names only candidates that exist, in base order, with no repairs, so the harness's steps
-1-9 hold by construction (``tests/unit/test_deterministic_holds.py`` generates candidate sets
+1-9 hold by construction (``tests/unit/test_assembly_properties.py`` generates candidate sets
 to try to break that); for step 10 the selection widens, when too little is kept, to every
 block an extractor chose and then to every block. Only a page with too little text at all is
 left without an article: ``build_candidates`` gives every page with text a title candidate
