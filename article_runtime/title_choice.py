@@ -164,7 +164,7 @@ _DASHES = {"\u2014": "--", "\u2015": "--"}  # the em dash and its typewriter for
 
 
 def _sources(candidate: MetadataCandidate) -> int:
-    return len(candidate.source.split("+"))
+    return len(candidate.sources)
 
 
 def _spelling(chosen: MetadataCandidate, usable: Sequence[MetadataCandidate]) -> MetadataCandidate:
@@ -191,14 +191,14 @@ def _without_site(
 ) -> MetadataCandidate:
     """A markup title taken in place of the ``h1`` yields to the candidate the builder cut
     from it (or from its kin) by taking off the site's name: one it begins or ends with."""
-    if H1 in chosen.source.split("+"):
+    if H1 in chosen.sources:
         return chosen
     whole = _fold(chosen.text)
     return next(
         (
             c
             for c in usable
-            if SITE_REMOVED in c.source.split("+") and _rest(_fold(c.text), whole) is not None
+            if SITE_REMOVED in c.sources and _rest(_fold(c.text), whole) is not None
         ),
         chosen,
     )

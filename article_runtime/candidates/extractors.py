@@ -110,6 +110,22 @@ def _ancestors(container: int, parents: dict[int, int | None]) -> list[int]:
     return chain
 
 
+def _widened(best: int, parents: dict[int, int | None], scores: dict[int, float]) -> int:
+    """``best``, or the nearest ancestor it is the only child of, as far as scores reach.
+
+    Readability's step before its sibling rule: an article split into modules (a wrapper per
+    run of paragraphs, between images or quotes) has each run in a wrapper that is its
+    parent's only child, so the runs' siblings are a level or two up, never the best run's.
+    """
+    children: dict[int | None, int] = defaultdict(int)
+    for parent in parents.values():
+        children[parent] += 1
+    up = parents.get(best)
+    while up is not None and up in scores and children[up] == 1:
+        best, up = up, parents.get(up)
+    return best
+
+
 def dom_selection(blocks: Sequence[RawBlock], parents: dict[int, int | None]) -> set[int]:
     """Indices of blocks inside the best-scoring container (readability's propagation)."""
     scores: dict[int, float] = defaultdict(float)
@@ -121,7 +137,7 @@ def dom_selection(blocks: Sequence[RawBlock], parents: dict[int, int | None]) ->
             scores[container] += score / (1 + distance)
     if not scores:
         return set()
-    best = max(scores, key=lambda c: scores[c])
+    best = _widened(max(scores, key=lambda c: scores[c]), parents, scores)
     threshold = max(10.0, scores[best] * 0.2)
     # Siblings of the winner holding prose too (readability's sibling rule).
     parent = parents.get(best)

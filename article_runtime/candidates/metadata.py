@@ -22,6 +22,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from article_runtime.candidates.dates import date_from_html, normalize_date
 from article_runtime.candidates.jsonld import article_objects, jsonld_objects, person_names, texts
+from article_runtime.candidates.segment import visible_text
 from article_runtime.candidates.site_name import host_labels, with_site_removed
 from article_runtime.candidates.urls import absolute_url, is_url
 from article_runtime.model.candidates import (
@@ -136,12 +137,13 @@ def _metas(tree: LexborHTMLParser) -> dict[str, list[str]]:
 
 
 def _text(node: LexborNode) -> str:
-    """What a reader sees: ``content``/``datetime`` for void elements, else the text content."""
+    """What a reader sees: ``content``/``datetime`` for void elements, else the element's
+    text as the page's blocks give it (``visible_text``)."""
     for attr in ("content", "datetime"):
         value = node.attributes.get(attr)
         if value:
             return value
-    return node.text(deep=True, separator="", strip=False)
+    return visible_text(node)
 
 
 def _meta(*keys: str) -> Source:
@@ -321,7 +323,7 @@ def _bylines(page: _Page) -> Iterable[str]:
             continue
         for node in innermost(root.css(_BYLINE)):
             if not all(node.css_matches(part) for part in _BYLINE_PARTS):
-                yield node.text(deep=True, separator="", strip=False)
+                yield visible_text(node)
 
 
 def innermost(matches: list[LexborNode]) -> Iterator[LexborNode]:

@@ -207,7 +207,7 @@ def _data_table(node: LexborNode) -> list[list[str]] | None:
         return None
     rows: list[list[str]] = []
     for row in node.css("tr"):
-        cells = [" ".join(cell.text(deep=True).split()) for cell in row.css("td, th")]
+        cells = [visible_text(cell) for cell in row.css("td, th")]
         if any(cells):
             rows.append(cells)
     return rows
@@ -366,9 +366,12 @@ class _Walker:
         else:
             self.flush(self.frames.pop())
 
-    def walk(self, root: LexborNode) -> None:
+    def walk(self, root: LexborNode, depth: int = 0, *, inside: bool = False) -> None:
+        """Walk ``root`` (``<body>``: depth 0), or only what is ``inside`` it, and flush."""
         body = self.frames[0]
-        stack: list[tuple[LexborNode, int, bool]] = [(root, 0, False)]
+        stack: list[tuple[LexborNode, int, bool]] = [(root, depth, False)]
+        if inside:
+            stack = [(child, depth + 1, False) for child in reversed(list(root.iter(True)))]
         while stack:
             node, depth, leaving = stack.pop()
             tag = node.tag
@@ -391,6 +394,20 @@ class _Walker:
                 stack.append((child, depth + 1, False))
                 child = child.prev
         self.flush(body)
+
+
+def visible_text(node: LexborNode) -> str:
+    """The text a reader sees in ``node``, as its blocks give it, joined by a space.
+
+    The same walk as ``segment``, so what separates words there separates them here (a
+    ``<br>`` or a block inside a heading) and what it leaves out (scripts, hidden elements)
+    is left out: lexbor's text content runs "Flood closes<br>the bridge" together.
+    """
+    walker = _Walker(None)
+    # what is inside it only: the caller chose the element (a ``rel=author`` link hidden for
+    # machines is metadata as a ``<meta>`` is); below <body>, ``hidden`` is trusted
+    walker.walk(node, depth=1, inside=True)
+    return " ".join(block.text for block in walker.blocks)
 
 
 def segment(tree: LexborHTMLParser, page_url: str | None) -> Segmentation:

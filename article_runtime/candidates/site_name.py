@@ -98,9 +98,9 @@ def with_site_removed(
     end, that title without it: merged into an identical candidate, else placed just before
     the title it came from. At most ``limit`` candidates; IDs renumbered in order."""
     texts = [c.text for c in candidates]
-    sources = [c.source.split("+") for c in candidates]
+    sources = [c.sources for c in candidates]
     for candidate in candidates:
-        if not set(candidate.source.split("+")) - _NOT_FROM:
+        if not set(candidate.sources) - _NOT_FROM:
             continue
         cut = without_site_name(candidate.text, names)
         if not cut:

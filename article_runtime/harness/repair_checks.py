@@ -17,7 +17,8 @@ library can tell, the answer is no.
 - ``obvious_typo``: one word the dictionary rejects becomes the dictionary's own fix of it
   (``text.spelling``: its first suggestion, or the most frequent of its closest ones), same
   script, same case pattern, within two grapheme edits; a capitalized word (a name, a German
-  noun) only into a word the article itself writes elsewhere.
+  noun) only into a word the article itself writes elsewhere; never a word beside another
+  the dictionary rejects (a phrase of another language: Rock and Roll in French).
 
 Each check returns None when the edit passes, else its reason code (the codes are listed in
 ``article_runtime.harness.repairs``).
@@ -31,7 +32,7 @@ from dataclasses import dataclass
 
 import ftfy
 
-from article_runtime.harness.repair_edit import Edit
+from article_runtime.harness.repair_edit import Edit, Target
 from article_runtime.harness.repair_protections import PROTECTED_NAME, PROTECTED_QUOTATION
 from article_runtime.text.chars import (
     is_horizontal_space,
@@ -72,6 +73,7 @@ TYPO_TOO_LARGE = "typo_too_large"
 REAL_WORD_SWAP = "real_word_swap"
 REPLACEMENT_NOT_A_WORD = "replacement_not_a_word"
 NOT_DICTIONARY_FIX = "not_dictionary_fix"
+FOREIGN_WORD = "foreign_word"
 
 _MAX_TYPO_EDITS = 2
 _MAX_PUNCTUATION_REMOVED = 2
@@ -405,6 +407,8 @@ def _check_typo(edit: Edit, evidence: Evidence) -> str | None:
         return REAL_WORD_SWAP  # moot -> most, emitir -> omitir, colour -> color, a name
     if not speller.is_word(new.text):
         return REPLACEMENT_NOT_A_WORD
+    if _in_a_foreign_run(edit, old, speller):
+        return FOREIGN_WORD  # Rock and Roll in a French article: "and" is no typo of "ans"
     if edit.target.role == "author":
         return PROTECTED_NAME  # an author line is names
     if has_upper(old.text) and evidence.vocabulary.count(new.text) == 0:
@@ -412,6 +416,40 @@ def _check_typo(edit: Edit, evidence: Evidence) -> str | None:
     if not speller.fixes(old.text, new.text, edit.target.budget.charge_suggestion):
         return NOT_DICTIONARY_FIX  # not what the dictionary makes of it
     return None
+
+
+def _in_a_foreign_run(edit: Edit, old: Token, speller: Speller) -> bool:
+    """Whether the word next to ``old``, before or after it, is no word of the language either.
+
+    An obvious typo is a lone misspelling among words of the article's language. Two words
+    side by side that its dictionaries reject are something else: a phrase of another
+    language (Rock and Roll in a French article, where "and" is one edit from "ans"), a
+    title or motto left in the original, code, a name: not unequivocal, so no fix (spec
+    7.2: in doubt, keep the original). A lone word still takes its dictionary fix.
+    """
+    start = edit.lo + old.start
+    return any(
+        not speller.knows(word) for word in _words_beside(edit.target, start, old.end - old.start)
+    )
+
+
+def _words_beside(target: Target, start: int, length: int) -> list[str]:
+    """The letter words right before and after ``target.text[start:start + length]``, read
+    from a window widened until it holds them or the whole text: the same words whatever
+    window the repair was judged in."""
+    margin = 16
+    while True:
+        window = target.window(start, start + length, margin)
+        words = [t for t in window.tokens if t.kind == "letter"]
+        at = next((n for n, t in enumerate(words) if window.lo + t.start == start), None)
+        if at is None:
+            return []
+        before = words[at - 1 : at] if at else []
+        after = words[at + 1 : at + 2]
+        whole = window.lo == 0 and window.hi == len(target.text)
+        if whole or ((before or window.lo == 0) and (after or window.hi == len(target.text))):
+            return [t.text for t in before + after]
+        margin *= 2
 
 
 CATEGORY_CHECKS: dict[str, Callable[[Edit, Evidence], str | None]] = {

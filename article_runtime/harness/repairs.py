@@ -67,6 +67,8 @@ Category checks (step 7):
                                 in any case, or used twice in the article): moot -> most,
                                 emitir -> omitir, colour -> color
     ``replacement_not_a_word``  typo: no dictionary of the language accepts the replacement
+    ``foreign_word``            typo: the original is a word of another language set among
+                                other words of it (a title, a motto, a quotation)
     ``not_dictionary_fix``      typo: no dictionary of the language makes this fix: neither its
                                 first suggestion nor the most frequent of its closest ones
 Judged together (step 7): ``combined_<reason>`` when the repair, added to the accepted repairs

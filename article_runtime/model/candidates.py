@@ -37,6 +37,11 @@ class MetadataCandidate(Frozen):
     text: str
     source: str = Field(description="Where it came from: og:title, json-ld:headline, h1, ...")
 
+    @property
+    def sources(self) -> list[str]:
+        """Each place giving this text, in order (``source`` joins them with ``+``)."""
+        return self.source.split("+")
+
 
 class MetadataCandidates(Frozen):
     title: list[MetadataCandidate] = Field(default_factory=list)

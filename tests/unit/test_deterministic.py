@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import event, given
 from hypothesis import strategies as st
 
 from article_runtime.candidates import build_candidates
 from article_runtime.deterministic import deterministic_proposal, kept_blocks
-from article_runtime.model.candidates import Block, BlockType, LinkCandidate
+from article_runtime.model.candidates import Block, BlockType, ImageCandidate, LinkCandidate
 
 P1 = (
     "The river rose by two metres overnight, flooding the lower town and closing the bridge, "
@@ -156,26 +156,82 @@ def test_a_standfirst_no_extractor_chose_is_kept_by_its_description() -> None:
     assert [b.id for b in kept] == ["b3", "b4"]
 
 
-def test_quotes_linking_only_to_other_sites_are_embedded_posts() -> None:
+def test_embedded_posts_the_extractors_chose_stay() -> None:
+    """A tweet the article embeds is a quotation it makes (spec 6.3), permalink and all."""
     body = _block(1, "The minister answered on social media.", ["trafilatura", "dom"])
     post = _block(
         2, "We will not vote for this bill #budget", ["trafilatura", "dom"], "quote", "c2"
     )
     byline = _block(3, "Minister (@minister) May 4", ["trafilatura", "dom"], "quote", "c2")
-    own = _block(4, "A quoted passage of the report", ["trafilatura", "dom"], "quote", "c3")
     links = [
         _link(1, post, "https://social.example.com/hashtag/budget"),
         _link(2, byline, "https://social.example.com/minister/status/1"),
-        _link(3, own, "https://www.news.example.org/report.pdf"),
     ]
-    kept = kept_blocks([body, post, byline, own], links, site="news.example.org")
-    assert [b.id for b in kept] == ["b1", "b4"]
-    assert [b.id for b in kept_blocks([body, post, byline, own], links)] == [
-        "b1",
-        "b2",
-        "b3",
-        "b4",
+    assert [b.id for b in kept_blocks([body, post, byline], links)] == ["b1", "b2", "b3"]
+
+
+_LEDE = (
+    "The river rose two metres overnight and the city closed the old bridge before dawn, "
+    "leaving thousands of commuters to find another way across the valley this morning."
+)
+
+
+def test_a_lede_between_the_headline_and_the_story_is_kept() -> None:
+    """A prose paragraph no extractor chose, under the headline and above the body."""
+    title = "Flood closes the old bridge"
+    head = [
+        _block(1, "A site-wide banner nobody reads, long enough to be prose " * 3, [], "paragraph"),
+        _block(2, title, [], "heading", "c2"),
+        _block(3, _LEDE, [], "paragraph", "c3"),
     ]
+    body = [
+        _block(
+            4,
+            "The first paragraph of the story, long enough.",
+            ["trafilatura", "dom"],
+            "paragraph",
+            "c4",
+        ),
+        _block(
+            5,
+            "The last paragraph of the story, long enough too.",
+            ["trafilatura", "dom"],
+            "paragraph",
+            "c4",
+        ),
+    ]
+    assert [b.id for b in kept_blocks([*head, *body], title=title)] == ["b3", "b4", "b5"]
+    # no headline on the page: nothing tells a lede from the page's header
+    assert [b.id for b in kept_blocks([*head, *body], title="Another title")] == ["b4", "b5"]
+    # the chosen subtitle is the article's subtitle field, not repeated in the body
+    kept = kept_blocks([*head, *body], title=title, subtitle=_LEDE[:80] + "…")
+    assert [b.id for b in kept] == ["b4", "b5"]
+
+
+def test_a_paragraph_under_the_headline_that_is_no_lede_is_left_out() -> None:
+    title = "Flood closes the old bridge"
+    headline = _block(1, title, [], "heading")
+    body = _block(
+        9,
+        "The first paragraph of the story, long enough.",
+        ["trafilatura", "dom"],
+        "paragraph",
+        "c4",
+    )
+    image = ImageCandidate(id="i1", src="https://news.example.org/flood.jpg", after_block_id="b1")
+    short = _block(2, "By our reporter, in the valley.", [])
+    teaser = _block(3, _LEDE, [])
+    caption = _block(4, _LEDE, [], "figure_caption")
+    item = _block(5, _LEDE, [], "list_item")
+    for block in (short, teaser, caption, item):
+        links = [_link(1, teaser)] if block is teaser else []
+        assert [b.id for b in kept_blocks([headline, block, body], links, title=title)] == ["b9"]
+    # right after an image, a paragraph is the image's caption or credit
+    lede = _block(2, _LEDE, [])
+    kept = kept_blocks([headline, lede, body], title=title, images=[image])
+    assert [b.id for b in kept] == ["b9"]
+    # below the story's first chosen block, an unchosen paragraph stays out as before
+    assert [b.id for b in kept_blocks([headline, body, lede], title=title)] == ["b9"]
 
 
 def test_repeats_stay_in_their_container_and_layout_copies_go() -> None:
@@ -190,27 +246,6 @@ def test_repeats_stay_in_their_container_and_layout_copies_go() -> None:
         _block(5, step, ["trafilatura", "dom"], "list_item", "c2"),
     ]
     assert [b.id for b in kept_blocks(blocks)] == ["b1", "b2", "b3", "b4"]
-
-
-def test_a_quotation_citing_another_site_inside_its_text_stays() -> None:
-    """A pull quote linking its source in the middle of its text is no embedded post."""
-    body = _block(1, "The report was published on Monday.", ["trafilatura", "dom"])
-    quote = _block(
-        2,
-        "Prices rose by 4% according to the survey, its authors said.",
-        ["trafilatura", "dom"],
-        "quote",
-        "c2",
-    )
-    cited = LinkCandidate(
-        id="l1",
-        text="the survey",
-        href="https://stats.example.com/survey",
-        block_id="b2",
-        start=quote.text.index("the survey"),
-    )
-    kept = kept_blocks([body, quote], [cited], site="news.example.org")
-    assert [b.id for b in kept] == ["b1", "b2"]
 
 
 _WORDS = st.sampled_from(["river", "bridge", "Brücke", "fleuve", "川", "закрыт", "—", "…", "."])
@@ -239,3 +274,54 @@ def test_standfirsts_only_add_unvoted_paragraphs_before_the_last_voted_block(
             assert block.type == "paragraph" and not block.extractors
             assert voted and n < voted[-1]
             assert any(block.text.casefold().startswith(d.casefold().rstrip(" .…—")) for d in decks)
+
+
+_PROSE = st.sampled_from(["", _LEDE, _LEDE + " " + _LEDE]).flatmap(
+    lambda long: _TEXTS.map(lambda short: f"{short} {long}".strip())
+)
+
+
+_KINDS: st.SearchStrategy[BlockType] = st.sampled_from(
+    ["paragraph", "paragraph", "heading", "list_item", "figure_caption"]
+)
+_VOTERS = st.sampled_from([[], ["dom"], ["trafilatura"], ["dom", "trafilatura"]])
+_SPEC = st.tuples(st.one_of(_TEXTS, _PROSE), _VOTERS, _KINDS, st.booleans())
+_NOBODY: st.SearchStrategy[list[str]] = st.just([])
+_UNVOTED = st.tuples(st.one_of(_TEXTS, _PROSE), _NOBODY, _KINDS, st.booleans())
+
+
+@given(
+    # a page's header (nothing chosen) then its story (anything), as pages are laid out
+    st.tuples(st.lists(_UNVOTED, max_size=6), st.lists(_SPEC, max_size=6)).map(
+        lambda parts: parts[0] + parts[1]
+    ),
+    st.integers(0, 11),
+    st.none() | _TEXTS,
+)
+def test_ledes_are_only_long_unvoted_paragraphs_under_a_headline_above_the_story(
+    specs: list[tuple[str, list[str], BlockType, bool]], pick: int, subtitle: str | None
+) -> None:
+    """Whatever the title adds to the selection is a lede, as the rule's words define one."""
+    blocks = [_block(n, text, voters, kind) for n, (text, voters, kind, _) in enumerate(specs, 1)]
+    images = [
+        ImageCandidate(id=f"i{n}", src="https://news.example.org/i.jpg", after_block_id=f"b{n}")
+        for n, (*_, pictured) in enumerate(specs, 1)
+        if pictured
+    ]
+    title = blocks[pick % len(blocks)].text if blocks else "Flood closes the old bridge"
+    untitled = {b.id for b in kept_blocks(blocks, subtitle=subtitle, images=images)}
+    titled = kept_blocks(blocks, title=title, subtitle=subtitle, images=images)
+    same = " ".join(title.casefold().split())
+    voted = next((n for n, b in enumerate(blocks) if b.extractors), len(blocks))
+    for block in titled:
+        if block.id in untitled:
+            continue
+        event("a lede kept")
+        n = blocks.index(block)
+        assert block.type == "paragraph" and not block.extractors and len(block.text) >= 150
+        assert n < voted
+        assert any(" ".join(b.text.casefold().split()) == same for b in blocks[:n])
+        assert f"b{n}" not in {image.after_block_id for image in images}  # b{n} precedes it
+        dek = " ".join((subtitle or "").casefold().split()).rstrip(" .…—")
+        if dek:  # a subtitle of punctuation alone opens nothing
+            assert not " ".join(block.text.casefold().split()).startswith(dek)

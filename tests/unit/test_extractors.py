@@ -58,6 +58,31 @@ def test_dom_picks_the_prose_container_only() -> None:
     assert sorted(s.blocks[i].text[-7:] for i in chosen) == [" First.", " Third.", "Second."]
 
 
+def _module(*paragraphs: str) -> str:
+    inner = "".join(f"<p>{p}</p>" for p in paragraphs)
+    return (
+        f'<div class="module"><div class="text"><div class="text-inner">{inner}</div></div></div>'
+    )
+
+
+def test_dom_finds_an_article_split_into_modules_each_an_only_child() -> None:
+    """Readability's only-child step: runs of paragraphs in wrappers of their own, between
+    images, are siblings a level or two above the best run, and are all the article."""
+    picture = '<div class="module"><figure><img src="/a.jpg"></figure></div>'
+    runs = [
+        [f"{PROSE} {PROSE} Run {r}, paragraph {n}." for n in range(4 + r % 2)] for r in range(3)
+    ]
+    page = (
+        '<html><body><div class="menu"><a href="/a">Home</a> <a href="/b">World</a></div>'
+        f'<div class="story">{picture.join(_module(*run) for run in runs)}</div>'
+        '<div class="rail"><p><a href="/x">A link-only teaser that leads elsewhere</a></p></div>'
+        "</body></html>"
+    )
+    s = segment(LexborHTMLParser(page), "https://example.org/")
+    chosen = {s.blocks[i].text for i in dom_selection(s.blocks, s.container_parent)}
+    assert chosen == {p for run in runs for p in run}
+
+
 def test_trafilatura_lines_match_blocks_exactly_or_by_containment() -> None:
     s = _blocks()
     output = f"{PROSE} First.\n{PROSE.upper()} SECOND.\nHome"  # case differs; a short line

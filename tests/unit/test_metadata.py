@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import gzip
 import json
+import unicodedata
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser
 
 from article_runtime.candidates.dates import normalize_date
@@ -249,3 +252,66 @@ def test_real_pages_title_and_date(page_id: str) -> None:
     assert cands.title[0].text == truth["title"]
     assert dec.published_at is not None
     assert dec.published_at[:10] == truth["publish_date"]
+
+
+# Word boundaries a reader sees in markup: white space, a line break, a block of its own.
+_SEPARATORS = st.sampled_from([" ", "\n", "<br>", "<br/>", " <br> ", ""])
+_WORDS = st.lists(
+    st.text(st.characters(categories=["Lu", "Ll", "Lo", "Nd"]), min_size=1, max_size=8),
+    min_size=1,
+    max_size=6,
+)
+_WRAPPERS = st.sampled_from(
+    ["{}", "<b>{}</b>", "<span>{}</span>", '<a href="/x">{}</a>', "<div>{}</div>", "<p>{}</p>"]
+)
+
+
+def _markup(words: list[str], separators: list[str], wrappers: list[str]) -> str:
+    out = wrappers[0].format(words[0])
+    for word, sep, wrap, before in zip(words[1:], separators, wrappers[1:], wrappers, strict=False):
+        if not sep and not any(w.startswith(("<div>", "<p>")) for w in (wrap, before)):
+            sep = " "  # inline neighbours need a separator of their own
+        out += sep + wrap.format(word)
+    return out
+
+
+@given(
+    _WORDS,
+    st.lists(_SEPARATORS, min_size=6, max_size=6),
+    st.lists(_WRAPPERS, min_size=6, max_size=6),
+)
+def test_element_texts_keep_the_words_a_reader_sees_apart(
+    words: list[str], separators: list[str], wrappers: list[str]
+) -> None:
+    """A heading or byline broken by ``<br>`` or a block is read word by word, never glued."""
+    inner = _markup(words, separators, wrappers)
+    page = (
+        f"<html><body><article><h1>{inner}</h1>"
+        f'<div class="byline">{inner}</div><p>Some text of the article.</p></article></body></html>'
+    )
+    candidates, _ = run(page)
+    assert candidates.title[0].source == "h1"
+    seen = [unicodedata.normalize("NFC", word) for word in words]  # the candidates are NFC
+    assert candidates.title[0].text.split() == seen
+    bylines = [c for c in candidates.author if c.source == "byline"]
+    assert all(c.text.split() == seen for c in bylines)
+
+
+def test_element_texts_leave_out_what_a_reader_does_not_see() -> None:
+    page = (
+        "<html><body><h1>Flood<script>var x = 1</script> closes <span hidden>SEO bait</span>"
+        "the <ruby>橋<rt>はし</rt></ruby></h1></body></html>"
+    )
+    candidates, _ = run(page)
+    assert texts(candidates.title) == ["Flood closes the 橋"]
+
+
+def test_an_element_hidden_for_machines_is_still_read_as_metadata() -> None:
+    """A ``rel=author`` link kept out of sight is metadata, as a ``<meta>`` is; what is hidden
+    inside a chosen element is not."""
+    page = (
+        '<html><body><article><a rel="author" href="/a/ana" style="display:none">Ana '
+        '<span style="display:none">(admin)</span>Souza</a><p>Text.</p></article></body></html>'
+    )
+    candidates, _ = run(page)
+    assert "Ana Souza" in texts(candidates.author)

@@ -495,3 +495,21 @@ def test_a_word_of_one_language_can_be_a_misspelling_in_another() -> None:
     [es] = review_repairs([fix], {"b": "Pasaron los dias de lluvia."}, locale="es")
     [pt] = review_repairs([fix], {"b": "Passaram os dias de chuva."}, locale="pt")
     assert (es.reason, pt.reason) == ("accepted_obvious_typo", "real_word_swap")
+
+
+def test_a_word_of_a_foreign_phrase_is_no_typo() -> None:
+    """``and`` is one edit from French ``ans`` and ``the`` from Spanish ``te``, and each
+    dictionary suggests just that; beside ``Roll`` and ``best``, which they reject too, they
+    are words of an English phrase the article quotes, left as written."""
+    cases = [
+        ("fr", "Le groupe a joué Rock and Roll toute la nuit.", "and", "ans"),
+        ("es", "El grupo tocó the best canciones del año.", "the", "te"),
+    ]
+    for language, text, original, replacement in cases:
+        fix = repair("b", original, replacement, "obvious_typo")
+        [reviewed] = review_repairs([fix], {"b": text}, locale=language)
+        assert reviewed.reason == "foreign_word", (language, original)
+    # alone among words of the language, the same kind of word is a typo the dictionary fixes
+    alone = repair("b", "dias", "días", "obvious_typo")
+    [reviewed] = review_repairs([alone], {"b": "Pasaron los dias de lluvia."}, locale="es")
+    assert reviewed.reason == "accepted_obvious_typo"

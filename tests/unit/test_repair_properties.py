@@ -216,12 +216,38 @@ def test_a_random_typo_in_a_common_word_is_fixed(
     # capitals, which Hunspell reads as any entry) and its first suggestion is the word
     assume(not known(language, typo) and not spelled(language, typo.upper()))
     assume(any(d.suggest(typo)[:1] == (word,) for d in speller.dictionaries))
+    # a lone typo: wordfreq's lists hold foreign words (``love`` in Portuguese), and a typo
+    # beside one is in a foreign run, not fixed (the next property)
+    assume(all(known(language, w) or spelled(language, w.upper()) for w in (before, after)))
     text = f"{before} {typo} {after}."
     if text.count(typo) != 1:  # the edit made one of the sentence's other words
         return
     assert review_one(text, repair(typo, word, "obvious_typo"), language) == (
         "accepted_obvious_typo"
     ), (word, typo)
+
+
+@SETTINGS
+@given(typos_in_context, languages, st.data())
+def test_no_typo_is_fixed_beside_a_word_of_another_language(
+    context: tuple[str, tuple[str, str], str, str], other: str, data: st.DataObject
+) -> None:
+    """A word the dictionary rejects beside another it rejects is a foreign phrase (Rock and
+    Roll in a French article), whatever the dictionary would make of it."""
+    language, (word, typo), before, _ = context
+    assume(other != language)
+    foreign = data.draw(st.sampled_from(top_words(other)), label="foreign")
+    assume(not known(language, typo) and not spelled(language, typo.upper()))
+    assume(not known(language, foreign) and not spelled(language, foreign.upper()))
+    text = data.draw(
+        st.sampled_from([f"{before} {typo} {foreign}.", f"{before} {foreign} {typo}."]),
+        label="text",
+    )
+    if text.count(typo) != 1:
+        return
+    assert review_one(text, repair(typo, word, "obvious_typo"), language) != (
+        "accepted_obvious_typo"
+    ), (word, typo, foreign)
 
 
 # --- unicode --------------------------------------------------------------------------------

@@ -76,6 +76,18 @@ def test_loose_text_br_and_layout_cells_become_paragraphs() -> None:
     assert all(b.type == "paragraph" for b in s.blocks)
 
 
+def test_data_table_cells_keep_their_words_apart() -> None:
+    """A cell broken by ``<br>`` reads as two words, as a paragraph does; hidden text in a
+    cell is no more read than anywhere else."""
+    s = seg(
+        "<table><tr><th>Home<br>team</th><th>Score</th></tr>"
+        "<tr><td>Flamengo<br/>(RJ)</td><td>2<span hidden>9</span></td></tr></table>"
+    )
+    [table] = s.blocks
+    assert table.type == "table"
+    assert table.rows == [["Home team", "Score"], ["Flamengo (RJ)", "2"]]
+
+
 def test_hidden_script_and_controls_are_skipped() -> None:
     s = seg(  # <noscript> is shown to readers without scripts: its text is read
         "<p>kept</p><script>var x = 'no';</script><style>p{}</style><noscript>ns</noscript>"
