@@ -372,6 +372,18 @@ def test_a_fix_beside_another_is_judged_on_quotes_where_they_stand() -> None:
     assert apply_repairs(text["b"], reviewed).startswith("o presidente, que “o juiz")
 
 
+def test_a_fix_after_another_is_judged_on_quotes_where_they_stand() -> None:
+    """A typo after a spacing fix is judged on the quotations of the text the spacing fix
+    left, found where they are: outside every quotation it is fixed, even in a block that
+    opens with one (read from the wrong place, the typo looked quoted)."""
+    opening = "“Every word here is what the mayor said,” said the mayor. "
+    space = repair("b", "said the  ", "said the ", "spacing")
+    typo = repair("b", "goverment", "government", "obvious_typo")
+    outside = {"b": opening + "Officials said the  goverment was late."}
+    reviewed = review_repairs([space, typo], outside, locale="en")
+    assert [r.reason for r in reviewed] == ["accepted_spacing", "accepted_obvious_typo"]
+
+
 def test_a_typo_beside_a_double_space_both_hold() -> None:
     """Different categories side by side: the second is judged on the text the first left."""
     text = {"b": "The govenrment  announced the plan."}
