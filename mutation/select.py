@@ -12,6 +12,7 @@ test of the module runs.
 
 from __future__ import annotations
 
+import ast
 import difflib
 import json
 import subprocess
@@ -32,6 +33,28 @@ def changed_lines(original: str, mutated: str) -> set[int]:
     return lines
 
 
+def statement_lines(source: str, line: int) -> set[int]:
+    """The lines of the innermost statement holding ``line``; of a compound one, its header.
+
+    Python 3.12+ reports a multi-line condition by the lines of its expression, not by the
+    ``if (`` line a mutation may change (``if not (``): with no test recorded there, the
+    mutant survived without a run. Every test that runs any line of the header runs it.
+    """
+    holding = [
+        node
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.stmt) and node.lineno <= line <= (node.end_lineno or node.lineno)
+    ]
+    best = max(holding, key=lambda node: (node.lineno, -(node.end_lineno or 0)), default=None)
+    if best is None:
+        return {line}
+    end = best.end_lineno or best.lineno
+    body = getattr(best, "body", None)
+    if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+        end = max(body[0].lineno - 1, best.lineno)
+    return set(range(best.lineno, end + 1))
+
+
 def tests_for(lines: set[int], by_line: dict[str, list[str]], every: Sequence[str]) -> list[str]:
     """The tests that run any of ``lines``; all of ``every`` for a line run at import."""
     chosen: list[str] = []
@@ -48,7 +71,10 @@ def main(argv: Sequence[str]) -> int:
     original = (Path(work) / f"{name}.orig").read_text(encoding="utf-8")
     mutated = Path(module_path).read_text(encoding="utf-8")
     by_line = json.loads((Path(work) / f"{name}.lines.json").read_text(encoding="utf-8"))
-    tests = tests_for(changed_lines(original, mutated), by_line, every)
+    lines = changed_lines(original, mutated)
+    for line in [n for n in lines if str(n) not in by_line]:
+        lines |= statement_lines(original, line)
+    tests = tests_for(lines, by_line, every)
     if not tests:
         print("no test runs the mutated lines")
         return 0
